@@ -16,7 +16,15 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_: Any) -> Any:
+        return lambda f: f
+
 
 __all__ = [
     "TaskState",
@@ -66,7 +74,15 @@ __all__ = [
     "AgentCard",
 ]
 
-_model = dataclass(frozen=True, slots=True, kw_only=True)
+_T = TypeVar("_T")
+
+
+# A plain ``_model = dataclass(...)`` alias hides the dataclass from mypy (no
+# keyword constructor, no ``dataclasses.replace``); dataclass_transform tells it.
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def _model(cls: type[_T]) -> type[_T]:
+    """Frozen, slotted, keyword-only dataclass."""
+    return dataclass(frozen=True, slots=True, kw_only=True)(cls)
 
 
 def _freeze(obj: Any, *names: str) -> None:

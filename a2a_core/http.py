@@ -1,0 +1,70 @@
+"""The adapter contract: a parsed HTTP request in, a response out.
+
+A WSGI (or any other) adapter turns its request into :class:`HttpRequest`,
+hands it to :meth:`a2a_core.server.Dispatcher.handle` and writes the
+:class:`HttpResponse` back. The body of a streaming response is an iterator
+of byte chunks; closing it stops the producer (the WSGI ``close()`` rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["Headers", "HttpRequest", "HttpResponse"]
+
+
+class Headers:
+    """A read-only, case-insensitive multi-map of header names to values."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> None:
+        pairs = items.items() if isinstance(items, Mapping) else items
+        self._items: dict[str, list[str]] = {}
+        for name, value in pairs:
+            self._items.setdefault(name.lower(), []).append(value)
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        """The first value of ``name``."""
+        values = self._items.get(name.lower())
+        return values[0] if values else default
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value of ``name`` (repeated header lines), in order."""
+        return list(self._items.get(name.lower(), ()))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._items
+
+    def __repr__(self) -> str:
+        return f"Headers({sorted(self._items)})"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HttpRequest:
+    """One request, relative to where the app is mounted.
+
+    ``path`` is the path below the mount point (WSGI ``PATH_INFO``), always
+    starting with "/". ``body_too_large`` is set by an adapter that stopped
+    reading at its size limit, so the dispatcher can answer with a clear error
+    instead of a truncated body being parsed.
+    """
+
+    method: str
+    path: str = "/"
+    headers: Headers = field(default_factory=Headers)
+    query: Mapping[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    body_too_large: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HttpResponse:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes | Iterator[bytes] = b""
+
+    @property
+    def is_stream(self) -> bool:
+        return not isinstance(self.body, bytes)

@@ -1,0 +1,537 @@
+"""Server-side dispatch: one HTTP request in, one HTTP response out.
+
+The :class:`Dispatcher` is the protocol state machine of the server. It
+routes (card or JSON-RPC endpoint), negotiates the version and extensions,
+decodes and validates params, asks ``authorize_task``, calls the typed
+:class:`~a2a_core.service.A2AService` and encodes the answer in the
+negotiated version: JSON, or an iterator of SSE chunks. It does no I/O of its
+own, so the WSGI adapter and the runtime stay thin.
+
+Order of checks for a JSON-RPC POST, and why:
+
+1. body size (the adapter flags it) and envelope: nothing else can be read
+   from a body that is not a JSON-RPC request;
+2. version, then method, then extensions: an unsupported version is refused
+   before anything runs; the request id is echoed whenever it was readable
+   (the seed answers ``id: null`` here; echoing is what JSON-RPC asks for);
+3. capability gates (streaming, push, extended card) before params, so a
+   client learns "not supported" rather than "bad params";
+4. params, then authorization, then the operation.
+
+Errors found before a stream starts are plain JSON, except task-level
+errors of the streaming methods (unknown or denied task), which arrive as an
+SSE event holding the JSON-RPC error: the conformance kit's clients expect
+``text/event-stream`` from a streaming method.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from . import wire
+from .auth import AuthorizationContext, AuthorizeOperation, authorize, filter_authorized
+from .caching import card_validators, is_not_modified
+from .errors import (
+    ExtendedAgentCardNotConfiguredError,
+    InternalError,
+    InvalidParamsError,
+    InvalidRequestError,
+    PushNotificationNotSupportedError,
+    RPCError,
+    UnsupportedOperationError,
+    VersionNotSupportedError,
+)
+from .extensions import (
+    ActivatedExtensions,
+    Extension,
+    merge_card_extensions,
+    negotiate_extensions,
+    parse_extensions_header,
+)
+from .http import HttpRequest, HttpResponse
+from .jsonrpc import encode_error_response, encode_response, error_response_dict, parse_request
+from .jsonrpc import response_dict as rpc_response_dict
+from .methods import PUSH_OPERATIONS, STREAMING_OPERATIONS, Operation, operation_for
+from .models import (
+    AgentCard,
+    AgentInterface,
+    Message,
+    SendMessageRequest,
+    StreamEvent,
+    Task,
+    TaskStatusUpdateEvent,
+)
+from .service import HEARTBEAT, A2AService, CallContext, OutboundEvent, StreamItem
+from .sse import encode_comment, encode_event
+from .tasks import merge_metadata, strip_artifacts, trim_history, with_identity
+from .versioning import SUPPORTED_VERSIONS, V0_3, V1_0, negotiate_version, normalize_version
+
+__all__ = ["Dispatcher", "DEFAULT_AGENT_CARD_PATH", "DEFAULT_MAX_PARTS"]
+
+logger = logging.getLogger("a2a_core.server")
+
+DEFAULT_AGENT_CARD_PATH = ".well-known/agent-card.json"
+#: Parts in one message; more is refused with -32602 before the agent runs.
+DEFAULT_MAX_PARTS = 256
+_JSON = "application/json"
+_SSE_HEADERS = [
+    ("Content-Type", "text/event-stream"),
+    ("Cache-Control", "no-cache"),
+    ("X-Accel-Buffering", "no"),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class _Stream:
+    """A handler's answer that is a stream rather than one result."""
+
+    items: Iterator[StreamItem]
+
+
+@dataclass(frozen=True, slots=True)
+class _EarlyStreamError:
+    """A task-level error of a streaming method: sent as one SSE error event."""
+
+    error: RPCError
+
+
+_Outcome = Any  # an encoded JSON result, a _Stream or an _EarlyStreamError
+
+
+def _path(value: str | None | bool) -> str | None:
+    if value is None or value is False:
+        return None
+    return str(value).strip("/")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+class Dispatcher:
+    """Answers card requests and JSON-RPC calls on behalf of an :class:`A2AService`."""
+
+    def __init__(
+        self,
+        service: A2AService,
+        *,
+        last_modified: datetime,
+        base_url: str | None = None,
+        agent_card_path: str | None | bool = DEFAULT_AGENT_CARD_PATH,
+        json_rpc_path: str = "",
+        metadata: Mapping[str, Any] | None = None,
+        authorize_task: Callable[..., Any] | None = None,
+        extensions: Sequence[Extension] = (),
+        versions: Sequence[str] = SUPPORTED_VERSIONS,
+        max_json_depth: int = 64,
+        max_parts: int = DEFAULT_MAX_PARTS,
+    ) -> None:
+        self.service = service
+        self.base_url = base_url
+        self.card_path = _path(agent_card_path)
+        self.rpc_path = _path(json_rpc_path) or ""
+        self.last_modified = last_modified
+        self.metadata = dict(metadata or {})
+        self.authorize_task = authorize_task
+        self.extensions = tuple(extensions)
+        self.versions = tuple(normalize_version(v) for v in versions)
+        self.max_json_depth = max_json_depth
+        self.max_parts = max_parts
+        self._card_cache: dict[str, tuple[AgentCard, bytes, list[tuple[str, str]]]] = {}
+        self._handlers: dict[Operation, Callable[[Mapping[str, Any], CallContext, ActivatedExtensions], _Outcome]] = {
+            Operation.SEND_MESSAGE: self._send_message,
+            Operation.SEND_STREAMING_MESSAGE: self._send_streaming_message,
+            Operation.GET_TASK: self._get_task,
+            Operation.LIST_TASKS: self._list_tasks,
+            Operation.CANCEL_TASK: self._cancel_task,
+            Operation.SUBSCRIBE_TO_TASK: self._subscribe_to_task,
+            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: self._create_push_config,
+            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: self._get_push_config,
+            Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: self._list_push_configs,
+            Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: self._delete_push_config,
+            Operation.GET_EXTENDED_AGENT_CARD: self._get_extended_agent_card,
+        }
+
+    # -- routing -----------------------------------------------------------------------
+
+    def handle(
+        self,
+        request: HttpRequest,
+        *,
+        base_url: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        identity: Any = None,
+    ) -> HttpResponse:
+        """Answer one request. ``base_url``/``metadata`` are per-request overrides."""
+        path = request.path.strip("/")
+        if self.card_path is not None and path == self.card_path:
+            if request.method in ("GET", "HEAD"):
+                return self.card_response(request, base_url=base_url)
+            return _plain(405, "Method Not Allowed", [("Allow", "GET")])
+        if path == self.rpc_path:
+            if request.method == "POST":
+                return self._rpc(request, base_url, metadata, identity)
+            return _plain(405, "Method Not Allowed", [("Allow", "POST")])
+        return _plain(404, "Not Found")
+
+    # -- agent card --------------------------------------------------------------------
+
+    def public_card(self, base_url: str | None = None) -> AgentCard:
+        """The card as served: endpoints filled in, extension declarations merged."""
+        return self._encoded_card(base_url)[0]
+
+    def card_response(self, request: HttpRequest, *, base_url: str | None = None) -> HttpResponse:
+        """The card with its validators; 304 when the client's copy is current."""
+        _card, body, headers = self._encoded_card(base_url)
+        if is_not_modified(
+            request.headers.get("If-None-Match"),
+            request.headers.get("If-Modified-Since"),
+            headers_value(headers, "ETag"),
+            self.last_modified,
+        ):
+            kept = [(k, v) for k, v in headers if k != "Content-Type"]
+            return HttpResponse(304, kept, b"")
+        return HttpResponse(200, list(headers), b"" if request.method == "HEAD" else body)
+
+    def _encoded_card(self, base_url: str | None) -> tuple[AgentCard, bytes, list[tuple[str, str]]]:
+        url = base_url or self.base_url
+        card = self.service.agent_card()
+        cached = self._card_cache.get(url or "")
+        if cached is not None and cached[0] is card:
+            return cached
+        public = self._public_card(card, url)
+        body = _dumps(wire.card.encode_card_dual(public)).encode()
+        headers = card_validators(body, self.last_modified).headers()
+        if len(self._card_cache) > 64:  # per-tenant URLs: keep the cache bounded
+            self._card_cache.clear()
+        self._card_cache[url or ""] = (card, body, headers)
+        return card, body, headers
+
+    def _public_card(self, card: AgentCard, url: str | None) -> AgentCard:
+        if not card.supported_interfaces:
+            if not url:
+                raise RuntimeError(
+                    "The agent card needs a public URL: pass base_url=... when creating the app "
+                    "(A2AApp(agent, base_url='https://host/path')) or set it per request with "
+                    "a2a_wsgi.put_base_url(environ, url) in a middleware."
+                )
+            endpoint = url.rstrip("/") + "/" + (self.rpc_path + "/" if self.rpc_path else "")
+            interfaces = [
+                AgentInterface(url=endpoint, protocol_binding="JSONRPC", protocol_version=v)
+                for v in sorted(self.versions, reverse=True)
+            ]
+            card = replace(card, supported_interfaces=interfaces)
+        return merge_card_extensions(card, self.extensions)
+
+    # -- JSON-RPC ----------------------------------------------------------------------
+
+    def _rpc(
+        self,
+        request: HttpRequest,
+        base_url: str | None,
+        metadata: Mapping[str, Any] | None,
+        identity: Any,
+    ) -> HttpResponse:
+        headers = request.headers
+        version_error: RPCError | None = None
+        try:
+            version = negotiate_version(
+                headers.get("A2A-Version"), self.versions, query=request.query.get("A2A-Version")
+            )
+        except VersionNotSupportedError as err:
+            version, version_error = V1_0, err
+        request_id: Any = None
+        activated: ActivatedExtensions | None = None
+        try:
+            if request.body_too_large:
+                raise InvalidRequestError("Request body too large")
+            try:
+                rpc = parse_request(request.body, max_depth=self.max_json_depth)
+            except RPCError as err:
+                request_id = getattr(err, "request_id", None)
+                raise
+            request_id = rpc.id
+            if version_error is not None:
+                raise version_error
+            operation = operation_for(rpc.method)
+            params: Mapping[str, Any] = rpc.params or {}
+            requested = parse_extensions_header(
+                headers.get_all("A2A-Extensions") + headers.get_all("X-A2A-Extensions")
+            )
+            activated = negotiate_extensions(
+                requested, self.extensions, {"params": params, "version": version}
+            )
+            ctx = CallContext(
+                version=version,
+                metadata=self._merged_metadata(metadata, params, identity),
+                extensions=dict(activated.by_uri),
+                identity=identity,
+                tenant=params.get("tenant") if isinstance(params.get("tenant"), str) else None,
+                params=params,
+                last_event_id=headers.get("Last-Event-ID"),
+                base_url=base_url or self.base_url,
+            )
+            self._check_capabilities(operation, version)
+            outcome = self._handlers[operation](params, ctx, activated)
+        except RPCError as err:
+            return self._error(request_id, err, version, activated)
+        except Exception:
+            logger.exception("unhandled error while dispatching a JSON-RPC request")
+            return self._error(request_id, InternalError(), version, activated)
+        response_headers = self._response_headers(version, activated)
+        if isinstance(outcome, _Stream):
+            body = self._sse(request_id, version, outcome.items)
+            return HttpResponse(200, _SSE_HEADERS + response_headers, body)
+        if isinstance(outcome, _EarlyStreamError):
+            body = self._sse_error(request_id, version, outcome.error)
+            return HttpResponse(200, _SSE_HEADERS + response_headers, body)
+        payload = encode_response(request_id, outcome)
+        return HttpResponse(200, [("Content-Type", _JSON), *response_headers], payload)
+
+    def _merged_metadata(
+        self, per_request: Mapping[str, Any] | None, params: Mapping[str, Any], identity: Any
+    ) -> Mapping[str, Any] | None:
+        from_params = params.get("metadata")
+        merged = merge_metadata(
+            self.metadata, per_request, from_params if isinstance(from_params, Mapping) else None
+        )
+        if identity is None:
+            return merged
+        return with_identity(merged, identity)
+
+    def _check_capabilities(self, operation: Operation, version: str) -> None:
+        caps = self.service.agent_card().capabilities
+        if operation in STREAMING_OPERATIONS and not caps.streaming:
+            raise UnsupportedOperationError("Streaming is not supported by this agent")
+        if operation in PUSH_OPERATIONS and not caps.push_notifications:
+            raise PushNotificationNotSupportedError()
+        if operation is Operation.GET_EXTENDED_AGENT_CARD and not caps.extended_agent_card:
+            if version == V0_3:
+                raise ExtendedAgentCardNotConfiguredError()
+            raise UnsupportedOperationError("This agent declares no extended agent card")
+
+    def _response_headers(
+        self, version: str, activated: ActivatedExtensions | None
+    ) -> list[tuple[str, str]]:
+        headers = [("A2A-Version", version)]
+        value = activated.header_value() if activated is not None else None
+        if value:
+            headers.append(("A2A-Extensions", value))
+            if version == V0_3:
+                headers.append(("X-A2A-Extensions", value))
+        return headers
+
+    def _error(
+        self, request_id: Any, err: RPCError, version: str, activated: ActivatedExtensions | None
+    ) -> HttpResponse:
+        body = encode_error_response(request_id, wire.encode_error(err, version))
+        headers = [("Content-Type", _JSON), *self._response_headers(version, activated)]
+        return HttpResponse(200, headers, body)
+
+    # -- authorization -----------------------------------------------------------------
+
+    def _authorized_task(
+        self, task_id: str, operation: AuthorizeOperation, ctx: CallContext
+    ) -> Task:
+        """Fetch then authorize: a denied task is indistinguishable from a missing one."""
+        task = self.service.get_task(task_id, ctx)
+        authorize(self.authorize_task, operation, task, self._auth_context(ctx))
+        return task
+
+    def _auth_context(self, ctx: CallContext) -> AuthorizationContext:
+        return AuthorizationContext(
+            metadata=ctx.metadata or {}, params=ctx.params, identity=ctx.identity
+        )
+
+    # -- operations --------------------------------------------------------------------
+
+    def _decode_send(
+        self, operation: Operation, params: Mapping[str, Any], ctx: CallContext,
+        activated: ActivatedExtensions,
+    ) -> SendMessageRequest:
+        request: SendMessageRequest = wire.decode_params(operation, params, ctx.version)
+        if len(request.message.parts) > self.max_parts:
+            raise InvalidParamsError(
+                f"params.message.parts: at most {self.max_parts} parts are accepted",
+                field_violations={"params.message.parts": f"more than {self.max_parts} parts"},
+            )
+        message, _ = activated.apply_request(request.message, dict(params))
+        return replace(request, message=message)
+
+    def _send_message(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
+        result = self.service.send_message(request, ctx)
+        if isinstance(result, Task) and request.configuration is not None:
+            result = trim_history(result, request.configuration.history_length)
+        result = activated.apply_response(result, dict(params))
+        return wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version)
+
+    def _send_streaming_message(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        operation = Operation.SEND_STREAMING_MESSAGE
+        request = self._decode_send(operation, params, ctx, activated)
+        try:
+            items = self.service.send_streaming_message(request, ctx)
+        except RPCError as err:
+            return _EarlyStreamError(err)
+        return _Stream(items)
+
+    def _get_task(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        request = wire.decode_params(Operation.GET_TASK, params, ctx.version)
+        task = self._authorized_task(request.id, AuthorizeOperation.GET, ctx)
+        task = trim_history(task, request.history_length)
+        return wire.encode_result(Operation.GET_TASK, task, ctx.version)
+
+    def _list_tasks(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        request = wire.decode_params(Operation.LIST_TASKS, params, ctx.version)
+        response = self.service.list_tasks(request, ctx)
+        tasks = response.tasks
+        if self.authorize_task is not None:
+            visible = filter_authorized(self.authorize_task, tasks, self._auth_context(ctx))
+            hidden = len(tasks) - len(visible)
+            tasks = visible
+            response = replace(response, total_size=max(0, response.total_size - hidden))
+        tasks = [trim_history(t, request.history_length) for t in tasks]
+        if not request.include_artifacts:
+            tasks = [strip_artifacts(t) for t in tasks]
+        response = replace(response, tasks=tasks, page_size=len(tasks))
+        return wire.encode_result(Operation.LIST_TASKS, response, ctx.version)
+
+    def _cancel_task(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
+        self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
+        task = self.service.cancel_task(request, ctx)
+        return wire.encode_result(Operation.CANCEL_TASK, task, ctx.version)
+
+    def _subscribe_to_task(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
+        try:
+            task = self._authorized_task(request.id, AuthorizeOperation.RESUBSCRIBE, ctx)
+            if task.status.state.is_terminal and ctx.last_event_id is None:
+                raise UnsupportedOperationError(
+                    f"Task {task.id} is in a terminal state ({task.status.state.value})"
+                )
+            items = self.service.subscribe_to_task(request, ctx)
+        except RPCError as err:
+            return _EarlyStreamError(err)
+        return _Stream(items)
+
+    def _create_push_config(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        operation = Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG
+        config = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(config.task_id, AuthorizeOperation.PUSH_SET, ctx)
+        stored = self.service.create_push_config(config, ctx)
+        return wire.encode_result(operation, stored, ctx.version)
+
+    def _get_push_config(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        operation = Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG
+        request = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_GET, ctx)
+        config = self.service.get_push_config(request, ctx)
+        return wire.encode_result(operation, config, ctx.version)
+
+    def _list_push_configs(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        operation = Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
+        request = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_LIST, ctx)
+        configs = self.service.list_push_configs(request, ctx)
+        return wire.encode_result(operation, configs, ctx.version)
+
+    def _delete_push_config(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        operation = Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG
+        request = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_DELETE, ctx)
+        self.service.delete_push_config(request, ctx)
+        return wire.encode_result(operation, None, ctx.version)
+
+    def _get_extended_agent_card(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> _Outcome:
+        operation = Operation.GET_EXTENDED_AGENT_CARD
+        wire.decode_params(operation, params, ctx.version)
+        card = self._public_card(self.service.extended_agent_card(ctx), ctx.base_url)
+        return wire.encode_result(operation, card, ctx.version)
+
+    # -- SSE ---------------------------------------------------------------------------
+
+    def _sse(self, request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+        """Frame each stream item; an error ends the stream with an error event.
+
+        Closing this generator (the WSGI server calls ``close()`` when the
+        client goes away) closes ``items``, which stops the producer.
+        """
+        try:
+            for item in items:
+                if item is HEARTBEAT:
+                    yield encode_comment("ping")
+                    continue
+                event_id = None
+                if isinstance(item, OutboundEvent):
+                    item, event_id = item.event, item.event_id
+                result = wire.encode_stream_event(_final_for(item, version), version)
+                yield encode_event(_dumps(rpc_response_dict(request_id, result)), id=event_id)
+        except RPCError as err:
+            yield from self._sse_error(request_id, version, err)
+        except Exception:
+            logger.exception("unhandled error while streaming")
+            yield from self._sse_error(request_id, version, InternalError())
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()
+
+    def _sse_error(self, request_id: Any, version: str, err: RPCError) -> Iterator[bytes]:
+        error = error_response_dict(request_id, wire.encode_error(err, version))
+        yield encode_event(_dumps(error), event="error")
+
+
+def _final_for(event: Any, version: str) -> StreamEvent:
+    """0.3 ends a stream with ``final: true``; set it on terminal and interrupted states."""
+    if (
+        version == V0_3
+        and isinstance(event, TaskStatusUpdateEvent)
+        and not event.final
+        and (event.status.state.is_terminal or event.status.state.is_interrupted)
+    ):
+        return replace(event, final=True)
+    if not isinstance(event, (Task, Message, TaskStatusUpdateEvent)) and not hasattr(
+        event, "artifact"
+    ):
+        raise InternalError("the service yielded something that is not a stream event")
+    return event  # type: ignore[no-any-return]
+
+
+def headers_value(headers: Sequence[tuple[str, str]], name: str) -> str:
+    for key, value in headers:
+        if key.lower() == name.lower():
+            return value
+    return ""
+
+
+def _plain(status: int, text: str, extra: Sequence[tuple[str, str]] = ()) -> HttpResponse:
+    headers = [("Content-Type", "text/plain; charset=utf-8"), *extra]
+    return HttpResponse(status, headers, text.encode())

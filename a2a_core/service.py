@@ -1,0 +1,153 @@
+"""The seam between protocol dispatch and whatever runs agents.
+
+:class:`~a2a_core.server.Dispatcher` speaks HTTP and JSON-RPC and knows both
+wire versions; an :class:`A2AService` (the WSGI server's runtime, or a test
+double that is a real implementation) only sees typed requests and returns
+typed results. It never sees a method name, a version or a JSON shape.
+
+Authorization is decided by the dispatcher (it fetches the task with
+:meth:`A2AService.get_task`, asks the ``authorize_task`` callback, then calls
+the operation), so a service need not repeat it; it still receives the
+caller's identity in :class:`CallContext` to scope what it stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, Union
+
+from .models import (
+    AgentCard,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    SendMessageRequest,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+)
+
+__all__ = [
+    "CallContext",
+    "OutboundEvent",
+    "Heartbeat",
+    "HEARTBEAT",
+    "StreamItem",
+    "A2AService",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallContext:
+    """What the dispatcher learned about one call, handed to every service method."""
+
+    #: The negotiated protocol version ("0.3" or "1.0").
+    version: str
+    #: Merged metadata: static <- per-request <- params.metadata (later wins),
+    #: with the authenticated identity under "a2a.auth". None when empty.
+    metadata: Mapping[str, Any] | None = None
+    #: URI -> activation value of each activated extension, in configured order.
+    extensions: Mapping[str, Any] = field(default_factory=dict)
+    #: Whatever the deployment authenticated the caller as (None: anonymous).
+    identity: Any = None
+    #: Tenant from the request params (1.0), or set by the deployment.
+    tenant: str | None = None
+    #: The raw JSON-RPC params (for authorize_task's context and extension hooks).
+    params: Mapping[str, Any] = field(default_factory=dict)
+    #: ``Last-Event-ID`` the client sent when reconnecting a stream.
+    last_event_id: str | None = None
+    #: The public endpoint URL of this request (after per-request overrides).
+    base_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundEvent:
+    """A stream event with the id it is sent under (the SSE ``id:`` field)."""
+
+    event: StreamEvent
+    event_id: str | None = None
+
+
+class Heartbeat:
+    """Yielded by a stream while idle; sent as an SSE comment so proxies keep the stream."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "HEARTBEAT"
+
+
+HEARTBEAT = Heartbeat()
+
+#: What a streaming service method yields.
+StreamItem = Union[StreamEvent, OutboundEvent, Heartbeat]
+
+
+class A2AService(Protocol):
+    """The operations behind the JSON-RPC methods, in typed form.
+
+    Errors are raised as :mod:`a2a_core.errors` classes (``TaskNotFoundError``
+    …); anything else becomes an InternalError without leaking its text.
+    """
+
+    def agent_card(self) -> AgentCard:
+        """The public card; endpoints are filled in by the dispatcher when empty."""
+        ...
+
+    def extended_agent_card(self, ctx: CallContext) -> AgentCard:
+        """Raise ExtendedAgentCardNotConfiguredError when there is none."""
+        ...
+
+    def send_message(self, request: SendMessageRequest, ctx: CallContext) -> Task | Message:
+        """Blocking unless ``request.configuration.blocking`` is False."""
+        ...
+
+    def send_streaming_message(
+        self, request: SendMessageRequest, ctx: CallContext
+    ) -> Iterator[StreamItem]:
+        """Task (or one Message) first, then updates; closing the iterator stops listening."""
+        ...
+
+    def get_task(self, task_id: str, ctx: CallContext) -> Task:
+        """The full task (the dispatcher trims history); TaskNotFoundError if unknown."""
+        ...
+
+    def list_tasks(self, request: ListTasksRequest, ctx: CallContext) -> ListTasksResponse:
+        """Filtered, newest first, paged. History/artifact trimming is the dispatcher's."""
+        ...
+
+    def cancel_task(self, request: CancelTaskRequest, ctx: CallContext) -> Task:
+        ...
+
+    def subscribe_to_task(
+        self, request: SubscribeToTaskRequest, ctx: CallContext
+    ) -> Iterator[StreamItem]:
+        """Current task first, then each change; ends at a terminal state."""
+        ...
+
+    def create_push_config(
+        self, config: TaskPushNotificationConfig, ctx: CallContext
+    ) -> TaskPushNotificationConfig:
+        ...
+
+    def get_push_config(
+        self, request: GetTaskPushNotificationConfigRequest, ctx: CallContext
+    ) -> TaskPushNotificationConfig:
+        ...
+
+    def list_push_configs(
+        self, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext
+    ) -> ListTaskPushNotificationConfigsResponse:
+        ...
+
+    def delete_push_config(
+        self, request: DeleteTaskPushNotificationConfigRequest, ctx: CallContext
+    ) -> None:
+        ...
