@@ -78,6 +78,8 @@ class RPCError(A2AError):
     default_message: ClassVar[str] = "Error"
     reason: ClassVar[str | None] = None
     http_status: ClassVar[int] = 500
+    #: The JSON-RPC id of the failing request when it could be read, so it can be echoed.
+    request_id: str | int | None = None
 
     def __init__(
         self,

@@ -69,6 +69,7 @@ from .models import (
 from .service import HEARTBEAT, A2AService, CallContext, OutboundEvent, StreamItem
 from .sse import encode_comment, encode_event
 from .tasks import merge_metadata, strip_artifacts, trim_history, with_identity
+from .wire.card import encode_card_dual
 from .versioning import SUPPORTED_VERSIONS, V0_3, V1_0, negotiate_version, normalize_version
 
 __all__ = ["Dispatcher", "DEFAULT_AGENT_CARD_PATH", "DEFAULT_MAX_PARTS"]
@@ -205,7 +206,7 @@ class Dispatcher:
         if cached is not None and cached[0] is card:
             return cached
         public = self._public_card(card, url)
-        body = _dumps(wire.card.encode_card_dual(public)).encode()
+        body = _dumps(encode_card_dual(public)).encode()
         headers = card_validators(body, self.last_modified).headers()
         if len(self._card_cache) > 64:  # per-tenant URLs: keep the cache bounded
             self._card_cache.clear()
@@ -481,32 +482,61 @@ class Dispatcher:
     def _sse(self, request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
         """Frame each stream item; an error ends the stream with an error event.
 
-        Closing this generator (the WSGI server calls ``close()`` when the
-        client goes away) closes ``items``, which stops the producer.
+        The result's ``close()`` (the WSGI server calls it when the client goes
+        away) closes ``items``, which stops the producer, even before the first
+        chunk was taken (a bare generator would skip its ``finally`` then).
         """
+        return _ClosingIterator(self._frames(request_id, version, items), items)
+
+    def _frames(
+        self, request_id: Any, version: str, items: Iterator[StreamItem]
+    ) -> Iterator[bytes]:
         try:
             for item in items:
                 if item is HEARTBEAT:
                     yield encode_comment("ping")
                     continue
                 event_id = None
+                event: Any = item
                 if isinstance(item, OutboundEvent):
-                    item, event_id = item.event, item.event_id
-                result = wire.encode_stream_event(_final_for(item, version), version)
+                    event, event_id = item.event, item.event_id
+                result = wire.encode_stream_event(_final_for(event, version), version)
                 yield encode_event(_dumps(rpc_response_dict(request_id, result)), id=event_id)
         except RPCError as err:
             yield from self._sse_error(request_id, version, err)
         except Exception:
             logger.exception("unhandled error while streaming")
             yield from self._sse_error(request_id, version, InternalError())
-        finally:
-            close = getattr(items, "close", None)
-            if close is not None:
-                close()
 
     def _sse_error(self, request_id: Any, version: str, err: RPCError) -> Iterator[bytes]:
         error = error_response_dict(request_id, wire.encode_error(err, version))
         yield encode_event(_dumps(error), event="error")
+
+
+class _ClosingIterator:
+    """Iterates ``frames``; ``close()`` closes both ``frames`` and the producer."""
+
+    __slots__ = ("_frames", "_items")
+
+    def __init__(self, frames: Iterator[bytes], items: Iterator[StreamItem]) -> None:
+        self._frames = frames
+        self._items = items
+
+    def __iter__(self) -> _ClosingIterator:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._frames)
+
+    def close(self) -> None:
+        try:
+            close_frames = getattr(self._frames, "close", None)
+            if close_frames is not None:
+                close_frames()
+        finally:
+            close_items = getattr(self._items, "close", None)
+            if close_items is not None:
+                close_items()
 
 
 def _final_for(event: Any, version: str) -> StreamEvent:

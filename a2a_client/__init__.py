@@ -1,0 +1,55 @@
+"""a2a_client: call remote A2A agents from plain blocking Python.
+
+``A2AClient`` speaks A2A 0.3 and 1.0 over JSON-RPC with ``requests``; ``agent()`` and
+``agent_tools()`` turn a remote agent's skills into tools for an LLM loop; ``a2a`` is
+the command line. Errors are the core's (``TaskNotFoundError`` …) plus the client's
+transport family, all under :class:`a2a_core.errors.A2AError`.
+"""
+
+from __future__ import annotations
+
+from a2a_core.errors import *  # noqa: F403
+from a2a_core.errors import __all__ as _core_errors
+
+from .cards import Endpoint as Endpoint
+from .client import A2AClient as A2AClient
+from .errors import ClientError as ClientError
+from .errors import ConnectError as ConnectError
+from .errors import ConnectTimeout as ConnectTimeout
+from .errors import HTTPStatusError as HTTPStatusError
+from .errors import ReadTimeout as ReadTimeout
+from .errors import TimeoutException as TimeoutException
+from .errors import TransportError as TransportError
+from .errors import WaitTimeout as WaitTimeout
+from .streams import EventStream as EventStream
+from .tools import AgentDescriptor as AgentDescriptor
+from .tools import Tool as Tool
+from .tools import ToolContext as ToolContext
+from .tools import ToolResult as ToolResult
+from .tools import agent as agent
+from .tools import agent_tools as agent_tools
+from .tools import agents_from_config as agents_from_config
+from .transport import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+
+__all__ = [
+    "A2AClient",
+    "EventStream",
+    "Endpoint",
+    "DEFAULT_TIMEOUT",
+    "ClientError",
+    "TransportError",
+    "ConnectError",
+    "TimeoutException",
+    "ConnectTimeout",
+    "ReadTimeout",
+    "HTTPStatusError",
+    "WaitTimeout",
+    "agent",
+    "agent_tools",
+    "agents_from_config",
+    "AgentDescriptor",
+    "Tool",
+    "ToolContext",
+    "ToolResult",
+    *_core_errors,
+]

@@ -1,0 +1,182 @@
+"""Finding an agent: card discovery, card caching, and picking the endpoint and version.
+
+Discovery GETs ``<base>/.well-known/agent-card.json`` (the base may be mounted under a
+path; a 404 there falls back to the origin's root, where a single-agent server puts it).
+The body goes through :class:`a2a_core.caching.CardCache`: the next fetch sends
+``If-None-Match``/``If-Modified-Since`` and a 304 reuses the stored bytes.
+
+:func:`select_endpoint` reads the card the way REFERENCE §12 describes: a card with
+``supportedInterfaces`` offers JSON-RPC interfaces per protocol version (``"auto"`` takes
+1.0 where offered, else 0.3); a card without (a 0.3 card) was already mapped by the core's
+card decoder; a card with no interface at all is served from the card URL's origin, as
+the toolnexus seed does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urljoin, urlsplit
+
+from a2a_core.caching import CardCache
+from a2a_core.errors import InvalidParamsError, RemoteProtocolError
+from a2a_core.models import AgentCard, AgentInterface
+from a2a_core.versioning import normalize_version
+from a2a_core.wire.card import decode_card
+
+from .errors import HTTPStatusError
+from .transport import Timeout, Transport
+
+__all__ = [
+    "WELL_KNOWN_PATH",
+    "VERSIONS",
+    "Endpoint",
+    "card_url_for",
+    "fetch_card",
+    "select_endpoint",
+]
+
+WELL_KNOWN_PATH = "/.well-known/agent-card.json"
+#: What ``version=`` accepts.
+VERSIONS = ("auto", "0.3", "1.0")
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where and how to talk to the agent: JSON-RPC URL, protocol version, tenant."""
+
+    url: str
+    version: str
+    tenant: str | None = None
+
+
+def card_url_for(url: str) -> str:
+    """The card URL for a base URL; a URL already naming a ``.json`` file is kept."""
+    if urlsplit(url).path.endswith(".json"):
+        return url
+    return url.rstrip("/") + WELL_KNOWN_PATH
+
+
+def _root_card_url(card_url: str) -> str | None:
+    """The origin's well-known URL, when it differs from ``card_url``."""
+    parts = urlsplit(card_url)
+    root = f"{parts.scheme}://{parts.netloc}{WELL_KNOWN_PATH}"
+    return None if root == card_url else root
+
+
+def fetch_card(
+    transport: Transport,
+    url: str,
+    cache: CardCache,
+    *,
+    timeout: Timeout,
+    now: Callable[[], datetime],
+    revalidate: bool = False,
+) -> tuple[AgentCard, str]:
+    """Fetch (or revalidate) the card for ``url``; returns it with the URL it came from.
+
+    :raises HTTPStatusError: neither location answered 200/304.
+    :raises RemoteProtocolError: the body is not a valid agent card.
+    """
+    card_url = card_url_for(url)
+    try:
+        return _fetch_one(transport, card_url, cache, timeout, now, revalidate), card_url
+    except HTTPStatusError as exc:
+        fallback = _root_card_url(card_url)
+        explicit = card_url == url
+        if exc.status_code != 404 or fallback is None or explicit:
+            raise
+    return _fetch_one(transport, fallback, cache, timeout, now, revalidate), fallback
+
+
+def _fetch_one(
+    transport: Transport,
+    card_url: str,
+    cache: CardCache,
+    timeout: Timeout,
+    now: Callable[[], datetime],
+    revalidate: bool,
+) -> AgentCard:
+    """One conditional GET through the cache (no GET at all while fresh, unless told)."""
+    body = None if revalidate else cache.fresh(card_url, now())
+    if body is None:
+        headers = {"Accept": "application/json", **cache.request_headers(card_url)}
+        reply = transport.request("GET", card_url, headers=headers, timeout=timeout)
+        payload = reply.read()
+        if reply.status_code not in (200, 304):
+            raise HTTPStatusError(reply.status_code, reply.headers, payload)
+        body = cache.receive(card_url, reply.status_code, dict(reply.headers), payload, now())
+    try:
+        return decode_card(json.loads(body))
+    except (ValueError, InvalidParamsError) as exc:
+        cache.discard(card_url)
+        raise RemoteProtocolError(f"invalid agent card at {card_url}: {exc}") from exc
+
+
+def _version_of(interface: AgentInterface) -> str:
+    """The interface's protocol version as ``Major.Minor`` (unparseable kept as is)."""
+    return normalize_version(interface.protocol_version)
+
+
+def _major(version: str) -> int | None:
+    head = version.split(".", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def _speaks(version: str) -> str | None:
+    """Which of our dialects talks to an interface of this version (None: neither).
+
+    Any major >= 1 is spoken as 1.0: the Elixir seed labels its 1.0 interface "2.0".
+    """
+    major = _major(version)
+    if major is None:
+        return None
+    return "1.0" if major >= 1 else "0.3"
+
+
+def _pick(interfaces: tuple[AgentInterface, ...], wanted: str) -> AgentInterface | None:
+    """First interface whose exact version is ``wanted``, else the first we would speak it to."""
+    exact = [i for i in interfaces if _version_of(i) == wanted]
+    if exact:
+        return exact[0]
+    close = [i for i in interfaces if _speaks(_version_of(i)) == wanted]
+    return close[0] if close else None
+
+
+def select_endpoint(card: AgentCard, card_url: str | None, version: str = "auto") -> Endpoint:
+    """Choose the JSON-RPC interface and the dialect to speak to it.
+
+    ``version="auto"`` prefers 1.0 and falls back to 0.3; a pinned version takes its
+    own interface when the card lists one, else the first JSON-RPC interface anyway
+    (the server may well accept both, as ours and the Elixir seed do).
+    """
+    if version not in VERSIONS:
+        raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
+    rpc = tuple(i for i in card.supported_interfaces if i.protocol_binding.upper() == "JSONRPC")
+    candidates = rpc or tuple(card.supported_interfaces)
+    if not candidates:
+        return _origin_endpoint(card_url, version)
+    wanted = ("1.0", "0.3") if version == "auto" else (version,)
+    for dialect in wanted:
+        chosen = _pick(candidates, dialect)
+        if chosen is not None:
+            return _endpoint(chosen, dialect, card_url)
+    first = candidates[0]
+    return _endpoint(first, "0.3" if version == "auto" else version, card_url)
+
+
+def _endpoint(interface: AgentInterface, version: str, card_url: str | None) -> Endpoint:
+    url = urljoin(card_url, interface.url) if card_url else interface.url
+    return Endpoint(url=url, version=version, tenant=interface.tenant)
+
+
+def _origin_endpoint(card_url: str | None, version: str) -> Endpoint:
+    """A card naming no endpoint: the card URL's origin (seed rule), spoken as 0.3 by default."""
+    if card_url is None:
+        raise ValueError("the agent card names no endpoint; pass endpoint=")
+    parts = urlsplit(card_url)
+    return Endpoint(
+        url=f"{parts.scheme}://{parts.netloc}", version="0.3" if version == "auto" else version
+    )

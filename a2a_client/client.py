@@ -1,0 +1,523 @@
+"""``A2AClient``: every A2A operation of both protocol versions, as blocking calls.
+
+::
+
+    with A2AClient("https://host/agents/calc") as agent:
+        task = agent.send_and_wait("What is 2 + 3?")
+        print(task.status.state, agent.server_version)
+
+The client reads the agent card lazily (cached, revalidated with a conditional GET),
+picks the JSON-RPC endpoint and the dialect (``version="auto"``: 1.0 where the card
+offers it, else 0.3), and speaks it: method names, parameter shapes and headers follow
+the chosen version, while answers are decoded tolerantly whatever shape they take.
+JSON-RPC errors raise the core's classes (a ``TaskNotFoundError`` raised by the server
+is a ``TaskNotFoundError`` here); transport failures raise :mod:`a2a_client.errors`.
+
+Every request has a timeout: ``timeout=(connect, read)`` for calls, and
+``(connect, stream_idle_timeout)`` for streams, where the read timeout bounds the gap
+between two chunks (heartbeat comments count), not the stream's life.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import requests
+
+from a2a_core.caching import CardCache
+from a2a_core.errors import RemoteProtocolError
+from a2a_core.methods import Operation
+from a2a_core.models import (
+    AgentCard,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    PushNotificationConfig,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SendResult,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+    TaskState,
+    TextPart,
+)
+
+from .cards import Endpoint, card_url_for, fetch_card, select_endpoint
+from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled, wait_for_task
+from .rpc import RPCChannel, stream_event
+from .streams import EventStream
+from .transport import DEFAULT_TIMEOUT, Reply, Timeout, Transport
+
+__all__ = ["A2AClient", "DEFAULT_STREAM_IDLE_TIMEOUT", "TimeoutLike"]
+
+#: Seconds a stream may stay silent (no event, no heartbeat) before it counts as dropped.
+DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
+#: A float (both phases) or (connect, read) seconds.
+TimeoutLike = float | tuple[float, float]
+
+
+def _as_timeout(value: TimeoutLike | None, default: Timeout) -> Timeout:
+    """Normalise a timeout; ``None`` means "the client's default", never "forever"."""
+    if value is None:
+        return default
+    if isinstance(value, tuple):
+        connect, read = value
+    else:
+        connect = read = value
+    if connect is None or read is None or connect <= 0 or read <= 0:
+        raise ValueError("timeouts must be positive numbers (there is no infinite wait)")
+    return float(connect), float(read)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class A2AClient:
+    """A blocking client for one remote agent.
+
+    :param url_or_card: the agent's base URL (its card is at
+        ``<url>/.well-known/agent-card.json``), the card's own URL, or an
+        :class:`~a2a_core.models.AgentCard` already in hand.
+    :param session: a :class:`requests.Session` to borrow (adapters, retries, ``auth``);
+        it is never closed by us.
+    :param timeout: ``(connect, read)`` seconds for every call (a float sets both).
+    :param stream_idle_timeout: seconds a stream may stay silent.
+    :param version: ``"auto"``, ``"0.3"`` or ``"1.0"``.
+    :param extensions: extension URIs to request (``A2A-Extensions``).
+    :param headers: custom headers; ``${NAME}`` in values expands from the environment
+        at every request and never appears in reprs, logs or errors.
+    :param endpoint: the JSON-RPC URL, to skip the card's interfaces (with a pinned
+        ``version`` no card is fetched at all).
+    :param card_cache: share one :class:`~a2a_core.caching.CardCache` between clients.
+    :param max_reconnects: resubscriptions in a row without progress before a stream gives up.
+    :param reconnect_delay: seconds before a resubscription (times the attempt number).
+    :param environ: where ``${NAME}`` is looked up (default: ``os.environ`` at each request).
+    """
+
+    def __init__(
+        self,
+        url_or_card: str | AgentCard,
+        *,
+        session: requests.Session | None = None,
+        timeout: TimeoutLike = DEFAULT_TIMEOUT,
+        stream_idle_timeout: float = DEFAULT_STREAM_IDLE_TIMEOUT,
+        version: str = "auto",
+        extensions: Sequence[str] = (),
+        headers: Mapping[str, str] | None = None,
+        endpoint: str | None = None,
+        card_cache: CardCache | None = None,
+        max_reconnects: int = 3,
+        reconnect_delay: float = 0.5,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        if version not in ("auto", "0.3", "1.0"):
+            raise ValueError(f'version must be "auto", "0.3" or "1.0", not {version!r}')
+        self._url = url_or_card if isinstance(url_or_card, str) else None
+        self._card = None if isinstance(url_or_card, str) else url_or_card
+        self._card_url: str | None = card_url_for(self._url) if self._url else None
+        self._discovery_url = self._url  # becomes the card's own URL once found
+        self.timeout = _as_timeout(timeout, DEFAULT_TIMEOUT)
+        self.stream_idle_timeout = _as_timeout(stream_idle_timeout, self.timeout)[1]
+        self.requested_version = version
+        self.extensions = tuple(extensions)
+        self.max_reconnects = max_reconnects
+        self.reconnect_delay = reconnect_delay
+        self._pinned_endpoint = endpoint
+        self._endpoint: Endpoint | None = None
+        self._cache = card_cache if card_cache is not None else CardCache()
+        self._transport = Transport(session, headers=headers, environ=environ)
+        self._rpc = RPCChannel(self._transport, lambda: self.endpoint, self.extensions)
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        where = self._url or (self._card.name if self._card else "?")
+        return f"<A2AClient {where!r} version={self.requested_version!r}>"
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def __enter__(self) -> A2AClient:
+        self._check_open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release our own session (a borrowed one is left open). Idempotent."""
+        if not self._closed:
+            self._closed = True
+            self._transport.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this A2AClient is closed")
+
+    # -- discovery ------------------------------------------------------------------------
+
+    def get_card(self, *, refresh: bool = False) -> AgentCard:
+        """The agent card: cached while fresh; ``refresh=True`` revalidates (a 304 reuses it)."""
+        self._check_open()
+        if self._card_url is None or self._discovery_url is None:
+            if self._card is None:
+                raise RuntimeError("no card URL and no card")
+            return self._card
+        if self._card is None or refresh or self._cache.fresh(self._card_url, _utc_now()) is None:
+            card, self._card_url = fetch_card(
+                self._transport,
+                self._discovery_url,
+                self._cache,
+                timeout=self.timeout,
+                now=_utc_now,
+                revalidate=refresh,
+            )
+            with self._lock:
+                self._card, self._discovery_url = card, self._card_url
+        return self._card
+
+    @property
+    def card(self) -> AgentCard:
+        """The card, fetched on first use."""
+        card = self._card
+        return card if card is not None else self.get_card()
+
+    @property
+    def endpoint(self) -> Endpoint:
+        """The JSON-RPC URL, dialect and tenant in use (resolved on first use)."""
+        if self._endpoint is None:
+            self._endpoint = self._resolve_endpoint()
+        return self._endpoint
+
+    @property
+    def version(self) -> str:
+        """The protocol version this client speaks ("0.3" or "1.0")."""
+        return self.endpoint.version
+
+    def _resolve_endpoint(self) -> Endpoint:
+        """Pinned endpoint + pinned version need no card; everything else reads it."""
+        pinned = self._pinned_endpoint
+        if pinned is not None and self.requested_version != "auto":
+            return Endpoint(url=pinned, version=self.requested_version)
+        chosen = select_endpoint(self.card, self._card_url, self.requested_version)
+        return dataclasses.replace(chosen, url=pinned) if pinned is not None else chosen
+
+    # -- JSON-RPC -------------------------------------------------------------------------
+
+    @property
+    def server_version(self) -> str | None:
+        """``A2A-Version`` the server echoed on its last answer (None: it sent none)."""
+        return self._rpc.server_version
+
+    @property
+    def activated_extensions(self) -> tuple[str, ...]:
+        """Extensions the server reported active on its last answer."""
+        return self._rpc.activated_extensions
+
+    def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
+        self._check_open()
+        return self._rpc.call(op, request, _as_timeout(timeout, self.timeout))
+
+    def _open_stream(self, op: Operation, request: Any, last_event_id: str | None = None) -> Reply:
+        self._check_open()
+        timeout = (self.timeout[0], self.stream_idle_timeout)
+        return self._rpc.open_stream(op, request, timeout, last_event_id)
+
+    def _stream(self, op: Operation, request: Any) -> EventStream:
+        """An EventStream that resubscribes with SubscribeToTask and falls back to GetTask."""
+        return EventStream(
+            lambda: self._open_stream(op, request),
+            stream_event,
+            reopen=lambda task_id, last_id: self._open_stream(
+                Operation.SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task_id), last_id
+            ),
+            fetch=self.get_task,
+            max_reconnects=self.max_reconnects,
+            reconnect_delay=self.reconnect_delay,
+        )
+
+    # -- messages -------------------------------------------------------------------------
+
+    @staticmethod
+    def _message(message: str | Message, context_id: str | None, task_id: str | None) -> Message:
+        """A user message from text (fresh UUID), or the caller's with ids filled in."""
+        if isinstance(message, str):
+            return Message(
+                message_id=str(uuid.uuid4()),
+                role=Role.USER,
+                parts=(TextPart(text=message),),
+                context_id=context_id,
+                task_id=task_id,
+            )
+        if context_id:
+            message = dataclasses.replace(message, context_id=context_id)
+        if task_id:
+            message = dataclasses.replace(message, task_id=task_id)
+        return message
+
+    def _send_request(
+        self,
+        message: str | Message,
+        *,
+        context_id: str | None,
+        task_id: str | None,
+        blocking: bool,
+        history_length: int | None,
+        accepted_output_modes: Sequence[str],
+        push_notification_config: PushNotificationConfig | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> SendMessageRequest:
+        configuration = SendMessageConfiguration(
+            accepted_output_modes=tuple(accepted_output_modes),
+            history_length=history_length,
+            push_notification_config=push_notification_config,
+            blocking=blocking,
+        )
+        return SendMessageRequest(
+            message=self._message(message, context_id, task_id),
+            configuration=configuration,
+            metadata=dict(metadata) if metadata else None,
+        )
+
+    def send_message(
+        self,
+        message: str | Message,
+        *,
+        context_id: str | None = None,
+        task_id: str | None = None,
+        blocking: bool = True,
+        history_length: int | None = None,
+        accepted_output_modes: Sequence[str] = (),
+        push_notification_config: PushNotificationConfig | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timeout: TimeoutLike | None = None,
+    ) -> SendResult:
+        """SendMessage (``message/send``): a Task, or a Message for a direct reply.
+
+        ``blocking=True`` lets the server hold the call until the task settles; give a
+        ``timeout`` that covers the agent's work, or send ``blocking=False`` and
+        :meth:`wait`.
+        """
+        request = self._send_request(
+            message,
+            context_id=context_id,
+            task_id=task_id,
+            blocking=blocking,
+            history_length=history_length,
+            accepted_output_modes=accepted_output_modes,
+            push_notification_config=push_notification_config,
+            metadata=metadata,
+        )
+        result: SendResult = self._call(Operation.SEND_MESSAGE, request, timeout)
+        return result
+
+    def stream_message(
+        self,
+        message: str | Message,
+        *,
+        context_id: str | None = None,
+        task_id: str | None = None,
+        history_length: int | None = None,
+        accepted_output_modes: Sequence[str] = (),
+        push_notification_config: PushNotificationConfig | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> EventStream:
+        """SendStreamingMessage (``message/stream``): an iterator of typed events.
+
+        A dropped connection is resumed with SubscribeToTask; see :class:`EventStream`.
+        """
+        request = self._send_request(
+            message,
+            context_id=context_id,
+            task_id=task_id,
+            blocking=True,
+            history_length=history_length,
+            accepted_output_modes=accepted_output_modes,
+            push_notification_config=push_notification_config,
+            metadata=metadata,
+        )
+        return self._stream(Operation.SEND_STREAMING_MESSAGE, request)
+
+    def subscribe(self, task_id: str) -> EventStream:
+        """SubscribeToTask (``tasks/resubscribe``): events of a running task."""
+        return self._stream(Operation.SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task_id))
+
+    #: The 0.3 name of :meth:`subscribe`.
+    resubscribe = subscribe
+
+    # -- tasks ----------------------------------------------------------------------------
+
+    def get_task(
+        self, task_id: str, *, history_length: int | None = None, timeout: TimeoutLike | None = None
+    ) -> Task:
+        """GetTask (``tasks/get``)."""
+        request = GetTaskRequest(id=task_id, history_length=history_length)
+        task: Task = self._call(Operation.GET_TASK, request, timeout)
+        return task
+
+    def cancel_task(
+        self,
+        task_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        timeout: TimeoutLike | None = None,
+    ) -> Task:
+        """CancelTask (``tasks/cancel``)."""
+        request = CancelTaskRequest(id=task_id, metadata=dict(metadata) if metadata else None)
+        task: Task = self._call(Operation.CANCEL_TASK, request, timeout)
+        return task
+
+    def list_tasks_page(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
+        """One ListTasks page, for callers who manage ``page_token`` themselves."""
+        page: ListTasksResponse = self._call(Operation.LIST_TASKS, request or ListTasksRequest())
+        return page
+
+    def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        status: TaskState | None = None,
+        page_size: int | None = None,
+        history_length: int | None = None,
+        status_timestamp_after: datetime | None = None,
+        include_artifacts: bool = False,
+    ) -> Iterator[Task]:
+        """ListTasks across every page, lazily (each page is fetched when needed)."""
+        request = ListTasksRequest(
+            context_id=context_id,
+            status=status,
+            page_size=page_size,
+            history_length=history_length,
+            status_timestamp_after=status_timestamp_after,
+            include_artifacts=include_artifacts,
+        )
+        seen_tokens: set[str] = set()
+        while True:
+            page = self.list_tasks_page(request)
+            yield from page.tasks
+            token = page.next_page_token
+            if not token:
+                return
+            if token in seen_tokens:
+                raise RemoteProtocolError(f"ListTasks returned page token {token!r} twice")
+            seen_tokens.add(token)
+            request = dataclasses.replace(request, page_token=token)
+
+    # -- polling --------------------------------------------------------------------------
+
+    def wait(
+        self,
+        task_id: str,
+        *,
+        poll_every: float = DEFAULT_POLL_EVERY,
+        timeout: float = DEFAULT_WAIT_TIMEOUT,
+        backoff: float = 1.5,
+        max_interval: float = 10.0,
+        history_length: int | None = None,
+        on_update: Callable[[Task, float], None] | None = None,
+        cancel: threading.Event | None = None,
+        first: Task | None = None,
+    ) -> Task:
+        """Poll GetTask until the task is terminal or interrupted (input/auth required).
+
+        :raises WaitTimeout: ``timeout`` seconds passed first; the remote task keeps
+            running (cancel it with :meth:`cancel_task` if you no longer want it).
+        """
+        return wait_for_task(
+            lambda: self.get_task(task_id, history_length=history_length),
+            first=first,
+            poll_every=poll_every,
+            timeout=timeout,
+            backoff=backoff,
+            max_interval=max_interval,
+            on_update=on_update,
+            cancel=cancel,
+        )
+
+    def send_and_wait(
+        self,
+        message: str | Message,
+        *,
+        poll_every: float = DEFAULT_POLL_EVERY,
+        timeout: float = DEFAULT_WAIT_TIMEOUT,
+        on_update: Callable[[Task, float], None] | None = None,
+        cancel: threading.Event | None = None,
+        **send_options: Any,
+    ) -> SendResult:
+        """Send without blocking, then :meth:`wait`. A direct Message reply is returned as is."""
+        result = self.send_message(message, blocking=False, **send_options)
+        if isinstance(result, Message) or is_settled(result):
+            return result
+        return self.wait(
+            result.id,
+            poll_every=poll_every,
+            timeout=timeout,
+            on_update=on_update,
+            cancel=cancel,
+            first=result,
+        )
+
+    # -- push notification configs --------------------------------------------------------
+
+    def create_task_push_notification_config(
+        self, task_id: str, config: PushNotificationConfig
+    ) -> TaskPushNotificationConfig:
+        """CreateTaskPushNotificationConfig (``tasks/pushNotificationConfig/set``)."""
+        request = TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
+        created: TaskPushNotificationConfig = self._call(
+            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request
+        )
+        return created
+
+    def get_task_push_notification_config(
+        self, task_id: str, config_id: str | None = None
+    ) -> TaskPushNotificationConfig:
+        """GetTaskPushNotificationConfig (``tasks/pushNotificationConfig/get``)."""
+        request = GetTaskPushNotificationConfigRequest(task_id=task_id, config_id=config_id)
+        found: TaskPushNotificationConfig = self._call(
+            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, request
+        )
+        return found
+
+    def list_task_push_notification_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+        """ListTaskPushNotificationConfigs, every page (0.3 answers a bare array)."""
+        request = ListTaskPushNotificationConfigsRequest(task_id=task_id)
+        configs: list[TaskPushNotificationConfig] = []
+        while True:
+            result = self._call(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, request)
+            if not isinstance(result, ListTaskPushNotificationConfigsResponse):
+                return [*configs, *result]
+            configs.extend(result.configs)
+            if not result.next_page_token or result.next_page_token == request.page_token:
+                return configs
+            request = dataclasses.replace(request, page_token=result.next_page_token)
+
+    def delete_task_push_notification_config(self, task_id: str, config_id: str) -> None:
+        """DeleteTaskPushNotificationConfig (``tasks/pushNotificationConfig/delete``)."""
+        request = DeleteTaskPushNotificationConfigRequest(task_id=task_id, config_id=config_id)
+        self._call(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, request)
+
+    # -- extended card --------------------------------------------------------------------
+
+    def get_extended_card(self) -> AgentCard:
+        """GetExtendedAgentCard; it replaces the public card for this client (spec SHOULD)."""
+        card: AgentCard = self._call(
+            Operation.GET_EXTENDED_AGENT_CARD, GetExtendedAgentCardRequest()
+        )
+        with self._lock:
+            self._card = card
+        return card

@@ -1,0 +1,153 @@
+"""JSON-RPC 2.0 over the transport: one endpoint, one dialect, typed answers.
+
+:class:`RPCChannel` turns an operation and its request model into the chosen dialect's
+method name, params and headers, and an answer back into a model, the core's typed
+:class:`~a2a_core.errors.RPCError`, or :class:`~a2a_client.errors.HTTPStatusError`
+(a non-2xx answer without a JSON-RPC body). A JSON-RPC error wins over the HTTP status:
+some servers send it with a 4xx/5xx. Request ids are increasing integers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from a2a_core.errors import InvalidParamsError, RemoteProtocolError
+from a2a_core.extensions import format_extensions_header, parse_extensions_header
+from a2a_core.jsonrpc import RPCResponse, parse_response
+from a2a_core.methods import Operation
+from a2a_core.models import StreamEvent
+from a2a_core.wire import decode_error, decode_result, decode_stream_event, encode_params
+
+from .cards import Endpoint
+from .errors import HTTPStatusError
+from .transport import Reply, Timeout, Transport
+
+__all__ = ["RPCChannel", "stream_event"]
+
+
+def _ok(reply: Reply) -> bool:
+    return 200 <= reply.status_code < 300
+
+
+class RPCChannel:
+    """Sends operations to ``endpoint()`` (resolved on first use) and decodes the answers."""
+
+    def __init__(
+        self, transport: Transport, endpoint: Callable[[], Endpoint], extensions: Sequence[str]
+    ) -> None:
+        self._transport = transport
+        self._endpoint = endpoint
+        self.extensions = tuple(extensions)
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        #: ``A2A-Version`` the server echoed on its last answer (None: not sent).
+        self.server_version: str | None = None
+        #: Extensions the server reported active on its last answer.
+        self.activated_extensions: tuple[str, ...] = ()
+
+    def headers(self, version: str, accept: str) -> dict[str, str]:
+        """Protocol headers: version, extensions (both spellings for 0.3), content types."""
+        headers = {"Content-Type": "application/json", "Accept": accept, "A2A-Version": version}
+        if self.extensions:
+            value = format_extensions_header(self.extensions)
+            headers["A2A-Extensions"] = value
+            if version == "0.3":
+                headers["X-A2A-Extensions"] = value
+        return headers
+
+    def call(self, op: Operation, request: Any, timeout: Timeout) -> Any:
+        """One request/response exchange, decoded into the operation's result model.
+
+        A malformed result raises InvalidAgentResponseError (-32006): the agent's fault.
+        """
+        reply, request_id, version = self._post(op, request, timeout, stream=False)
+        response = self._response(reply, reply.read(), request_id)
+        return decode_result(op, response.result, version)
+
+    def open_stream(
+        self, op: Operation, request: Any, timeout: Timeout, last_event_id: str | None = None
+    ) -> Reply:
+        """Open an SSE answer; a JSON-RPC error or a non-2xx answer raises here, at the call."""
+        reply, request_id, _ = self._post(
+            op, request, timeout, stream=True, last_event_id=last_event_id
+        )
+        if not _ok(reply) or reply.content_type != "text/event-stream":
+            # One JSON answer instead of a stream: raise its error now. A result is left
+            # for the EventStream, which reads it from the kept body.
+            self._response(reply, reply.read(), request_id)
+            if not _ok(reply):
+                raise HTTPStatusError(reply.status_code, reply.headers, reply.read())
+        return reply
+
+    def _post(
+        self,
+        op: Operation,
+        request: Any,
+        timeout: Timeout,
+        *,
+        stream: bool,
+        last_event_id: str | None = None,
+    ) -> tuple[Reply, int, str]:
+        """Send one request; returns the unread reply, the request id and the dialect."""
+        endpoint = self._endpoint()
+        if endpoint.tenant and getattr(request, "tenant", "") is None:
+            request = dataclasses.replace(request, tenant=endpoint.tenant)
+        request_id = next(self._ids)
+        envelope = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": op.method_1_0 if endpoint.version == "1.0" else op.method_0_3,
+            "params": encode_params(op, request, endpoint.version),
+        }
+        headers = self.headers(
+            endpoint.version, "text/event-stream" if stream else "application/json"
+        )
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        body = json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode()
+        reply = self._transport.request(
+            "POST", endpoint.url, headers=headers, timeout=timeout, body=body
+        )
+        self._note_echo(reply)
+        return reply, request_id, endpoint.version
+
+    def _note_echo(self, reply: Reply) -> None:
+        """Keep what the server said about version and extensions."""
+        spellings = (reply.headers.get("A2A-Extensions"), reply.headers.get("X-A2A-Extensions"))
+        activated = parse_extensions_header([v for v in spellings if v])
+        version = reply.headers.get("A2A-Version")
+        with self._lock:
+            self.server_version = version
+            self.activated_extensions = activated
+
+    def _response(self, reply: Reply, payload: bytes, request_id: int) -> RPCResponse:
+        """The JSON-RPC response in ``payload``; raises its error, or HTTPStatusError."""
+        try:
+            response = parse_response(payload)
+        except RemoteProtocolError:
+            if not _ok(reply):
+                raise HTTPStatusError(reply.status_code, reply.headers, payload) from None
+            raise
+        if response.error is not None:
+            raise decode_error(response.error)
+        if response.id is not None and response.id != request_id:
+            raise RemoteProtocolError(f"response id {response.id!r} answers another request")
+        return response
+
+
+def stream_event(value: Any) -> StreamEvent:
+    """One SSE event's JSON: an error raises its class; garbage is RemoteProtocolError."""
+    if not isinstance(value, dict):
+        raise RemoteProtocolError("stream event is not a JSON object")
+    response = parse_response(value)
+    if response.error is not None:
+        raise decode_error(response.error)
+    try:
+        return decode_stream_event(response.result)
+    except InvalidParamsError as exc:
+        raise RemoteProtocolError(f"invalid stream event: {exc}") from exc

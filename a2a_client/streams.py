@@ -1,0 +1,213 @@
+"""A stream of typed events that survives a dropped connection.
+
+:class:`EventStream` reads SSE with the core's incremental decoder (any chunking
+works), hands each event's JSON to a decoder supplied by the client, and keeps
+track of where the task is:
+
+* it **ends** at a Message, at a 0.3 ``final: true`` status update, or at EOF after a
+  terminal or interrupted state (1.0 servers close there; one that keeps an
+  AUTH_REQUIRED stream open is read on);
+* when the connection drops (or stays idle past the stream timeout) *before* that,
+  it **resubscribes** to the task, sending ``Last-Event-ID`` when the server gave SSE
+  ids, and drops events whose id it has already yielded. The number of reconnects in
+  a row without progress is bounded, so a dead server still ends in an error;
+* when the server says the task can no longer be subscribed to (it finished while we
+  were away, or it does not stream), it yields the task from ``GetTask`` instead, so
+  the caller learns the outcome rather than losing the task.
+
+Events that cannot be decoded are logged and skipped (the Elixir seed does the same);
+a JSON-RPC error event raises its typed error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
+
+from a2a_core.errors import (
+    MethodNotFoundError,
+    RemoteProtocolError,
+    UnsupportedOperationError,
+)
+from a2a_core.models import (
+    Message,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+)
+from a2a_core.sse import END, NEED_DATA, SSEDecoder
+
+from .errors import TransportError
+from .transport import Reply
+
+__all__ = ["EventStream"]
+
+log = logging.getLogger("a2a_client")
+
+#: Opens a resubscription: (task id, last event id or None) -> an SSE reply.
+Reopen = Callable[[str, "str | None"], Reply]
+
+
+class EventStream(Iterator[StreamEvent]):
+    """Iterate over typed events; ``close()`` (or ``with``) releases the connection.
+
+    :param open: opens the first stream (already checked for HTTP and JSON-RPC errors).
+    :param decode: JSON value of one event -> event; raises RemoteProtocolError when
+        undecodable, an RPCError for an error response.
+    :param reopen: resubscribes; ``None`` disables resuming.
+    :param fetch: GetTask, used when resubscribing is refused.
+    """
+
+    def __init__(
+        self,
+        open: Callable[[], Reply],
+        decode: Callable[[Any], StreamEvent],
+        *,
+        reopen: Reopen | None = None,
+        fetch: Callable[[str], Task] | None = None,
+        max_reconnects: int = 3,
+        reconnect_delay: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._decode = decode
+        self._reopen = reopen
+        self._fetch = fetch
+        self.max_reconnects = max_reconnects
+        self.reconnect_delay = reconnect_delay
+        self._sleep = sleep
+        #: Opened now, so that errors (task not found, HTTP 401…) raise at the call.
+        self._reply: Reply = open()
+        #: The task this stream is about, once an event named it.
+        self.task_id: str | None = None
+        #: The last SSE ``id`` seen (sent back as ``Last-Event-ID`` on resubscribe).
+        self.last_event_id: str | None = None
+        #: How many times this stream resubscribed.
+        self.reconnects = 0
+        self._seen_ids: set[str] = set()
+        self._settled = False  # a terminal/interrupted state was seen: EOF is a normal end
+        self._events = self._run()
+
+    def __next__(self) -> StreamEvent:
+        return next(self._events)
+
+    def __iter__(self) -> EventStream:
+        return self
+
+    def __enter__(self) -> EventStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop reading and release the connection (idempotent)."""
+        self._events.close()
+        self._reply.close()
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def _run(self) -> Generator[StreamEvent, None, None]:
+        """Read, and on a premature end resubscribe; see the module docstring."""
+        failures = 0
+        while True:
+            progressed, error = False, None
+            try:
+                for event in self._read(self._reply):
+                    progressed = progressed or not isinstance(event, Task)
+                    yield event
+                    if self._finished(event):
+                        return
+            except TransportError as exc:
+                error = exc
+            finally:
+                self._reply.close()
+            if self._settled:
+                return
+            failures = 0 if progressed else failures + 1
+            replacement = self._resume(failures, error)
+            if isinstance(replacement, Task):
+                yield replacement
+                return
+            self._reply = replacement
+
+    def _resume(self, failures: int, error: TransportError | None) -> Reply | Task:
+        """Resubscribe after a drop, or raise when we cannot or may not."""
+        if self._reopen is None or self.task_id is None or failures > self.max_reconnects:
+            if error is not None:
+                raise error
+            raise TransportError("the stream ended before the task reached a final state")
+        self.reconnects += 1
+        log.info("stream for task %s dropped; resubscribing (%d)", self.task_id, self.reconnects)
+        self._sleep(self.reconnect_delay * (failures + 1))
+        try:
+            return self._reopen(self.task_id, self.last_event_id)
+        except (UnsupportedOperationError, MethodNotFoundError):
+            if self._fetch is None:
+                raise
+            return self._fetch(self.task_id)
+
+    def _read(self, reply: Reply) -> Iterator[StreamEvent]:
+        """Events of one reply: SSE, or a single JSON-RPC response if the server sent one."""
+        if reply.content_type != "text/event-stream":
+            yield self._note(self._decode(_json(reply.read())))
+            return
+        decoder = SSEDecoder()
+        for chunk in reply.iter_bytes():
+            if chunk:
+                decoder.receive_data(chunk)
+                yield from self._drain(decoder)
+        decoder.receive_data(b"")
+        yield from self._drain(decoder)
+
+    def _drain(self, decoder: SSEDecoder) -> Iterator[StreamEvent]:
+        """Every complete event in the decoder, deduplicated by SSE id."""
+        while True:
+            sse = decoder.next_event()
+            if sse is NEED_DATA or sse is END:
+                return
+            if sse.id is not None:
+                if sse.id in self._seen_ids:
+                    continue
+                self._seen_ids.add(sse.id)
+                self.last_event_id = sse.id
+            try:
+                event = self._decode(_json(sse.data))
+            except RemoteProtocolError as exc:
+                log.warning("skipping an undecodable stream event: %s", exc)
+                continue
+            yield self._note(event)
+
+    # -- bookkeeping ----------------------------------------------------------------------
+
+    def _note(self, event: StreamEvent) -> StreamEvent:
+        """Remember the task id and whether EOF would now be a normal end."""
+        if isinstance(event, Task):
+            self.task_id = event.id
+            self._settled = _settles(event.status.state)
+        elif isinstance(event, (TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
+            self.task_id = event.task_id
+            if isinstance(event, TaskStatusUpdateEvent):
+                self._settled = _settles(event.status.state) or event.final
+        return event
+
+    def _finished(self, event: StreamEvent) -> bool:
+        """Stop reading now: a Message reply, or 0.3's ``final: true``."""
+        return isinstance(event, Message) or (
+            isinstance(event, TaskStatusUpdateEvent) and event.final
+        )
+
+
+def _settles(state: Any) -> bool:
+    return bool(state.is_terminal or state.is_interrupted)
+
+
+def _json(data: bytes | str) -> Any:
+    """One event's JSON; garbage is the peer's protocol error."""
+    try:
+        return json.loads(data)
+    except ValueError as exc:
+        raise RemoteProtocolError(f"stream event is not JSON: {exc}") from exc

@@ -1,0 +1,244 @@
+"""The only module that calls ``requests``: one request in, one :class:`Reply` out.
+
+Three rules live here and nowhere else:
+
+* **One exception choke point.** :func:`map_errors` turns every requests/urllib3
+  failure into the :mod:`a2a_client.errors` family, chained ``from`` the original
+  (httpx's ``map_httpcore_exceptions``). It wraps sending *and* reading, so a
+  stream that goes idle raises :class:`ReadTimeout`, not a requests exception.
+* **Custom headers are templates.** ``${NAME}`` placeholders are expanded from the
+  environment at every request (a rotated token is picked up on the next call) and
+  the expanded values are never stored, logged or put in a message.
+* **Redirects are ours.** requests strips only ``Authorization`` when a redirect
+  leaves the host; we turn its redirect handling off and follow redirects
+  ourselves: same-origin hops keep every header, a hop to another origin carries
+  only the protocol headers (no custom headers, no session headers, no session
+  auth, no cookies).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import requests
+from urllib3.exceptions import ReadTimeoutError
+
+from a2a_core.errors import RemoteProtocolError
+
+from .errors import ConnectError, ConnectTimeout, ReadTimeout, TimeoutException, TransportError
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "DEFAULT_MAX_BODY",
+    "Timeout",
+    "Reply",
+    "Transport",
+    "expand_headers",
+    "map_errors",
+    "origin",
+]
+
+log = logging.getLogger("a2a_client")
+
+#: (connect, read) seconds. Never None: requests' default is to wait forever.
+Timeout = tuple[float, float]
+DEFAULT_TIMEOUT: Timeout = (5.0, 60.0)
+#: Largest non-streaming body we read (a hostile agent cannot make us buffer gigabytes).
+DEFAULT_MAX_BODY = 32 * 1024 * 1024
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def expand_headers(templates: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """Fill ``${NAME}`` placeholders from ``environ`` (missing names become "", as in the seed).
+
+    Only the braced form is expanded (a bare ``$NAME`` stays literal), and a value that
+    would contain CR, LF or NUL after expansion is refused: header injection. The error
+    names the header, never its value.
+    """
+    out: dict[str, str] = {}
+    for name, template in templates.items():
+        value = _PLACEHOLDER.sub(lambda m: environ.get(m.group(1), ""), template)
+        if any(c in value for c in "\r\n\0"):
+            raise ValueError(f"header {name!r} contains a line break or NUL after expansion")
+        out[name] = value
+    return out
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) with the default port filled in: RFC 6454's origin."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
+
+
+def _is_read_timeout(exc: requests.exceptions.ConnectionError) -> bool:
+    """requests reports a read timeout *while streaming* as a ConnectionError around urllib3's."""
+    return any(isinstance(arg, ReadTimeoutError) for arg in exc.args)
+
+
+@contextmanager
+def map_errors() -> Iterator[None]:
+    """Translate requests' exceptions into ours, most specific first."""
+    try:
+        yield
+    except requests.exceptions.ConnectTimeout as exc:
+        raise ConnectTimeout(str(exc)) from exc
+    except requests.exceptions.ReadTimeout as exc:
+        raise ReadTimeout(str(exc)) from exc
+    except requests.exceptions.Timeout as exc:
+        raise TimeoutException(str(exc)) from exc
+    except requests.exceptions.ConnectionError as exc:
+        if _is_read_timeout(exc):
+            raise ReadTimeout(str(exc)) from exc
+        raise ConnectError(str(exc)) from exc
+    except requests.exceptions.RequestException as exc:
+        raise TransportError(str(exc)) from exc
+
+
+class Reply:
+    """One HTTP response: status, headers, and the body read whole or incrementally."""
+
+    def __init__(self, response: requests.Response, max_body: int) -> None:
+        self._response = response
+        self._max_body = max_body
+        self.status_code: int = response.status_code
+        #: Case-insensitive, as requests gives it.
+        self.headers: Mapping[str, str] = response.headers
+        self.url: str = response.url
+        self._body: bytes | None = None
+
+    @property
+    def content_type(self) -> str:
+        """The media type without parameters, lower-cased."""
+        return self.headers.get("Content-Type", "").split(";")[0].strip().lower()
+
+    def read(self) -> bytes:
+        """The whole body (read once, then kept), refusing more than ``max_body`` bytes."""
+        if self._body is not None:
+            return self._body
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in self.iter_bytes():
+                size += len(chunk)
+                if size > self._max_body:
+                    raise RemoteProtocolError(f"response body larger than {self._max_body} bytes")
+                chunks.append(chunk)
+        finally:
+            self.close()
+        self._body = b"".join(chunks)
+        return self._body
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        """Chunks as they arrive off the socket (any size, any boundary)."""
+        if self._body is not None:
+            yield self._body
+            return
+        with map_errors():
+            yield from self._response.iter_content(chunk_size=None)
+
+    def close(self) -> None:
+        """Release the connection (idempotent)."""
+        self._response.close()
+
+
+class Transport:
+    """Sends requests through a borrowed or owned :class:`requests.Session`.
+
+    :param session: the caller's session (its adapters, ``auth``, proxies, cookies are
+        used for same-origin requests); never closed by us. ``None`` makes a private one.
+    :param headers: custom header *templates* (``${NAME}`` expanded per request).
+    :param environ: where ``${NAME}`` is looked up; ``os.environ`` at call time by default.
+    """
+
+    def __init__(
+        self,
+        session: requests.Session | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        environ: Mapping[str, str] | None = None,
+        max_redirects: int = 5,
+        max_body: int = DEFAULT_MAX_BODY,
+    ) -> None:
+        self._owned = session is None
+        self._session = session if session is not None else requests.Session()
+        self._templates = dict(headers or {})
+        self._environ = environ
+        self.max_redirects = max_redirects
+        self.max_body = max_body
+
+    def __repr__(self) -> str:
+        # Header names only: values may be secrets, even before expansion.
+        return f"Transport(headers={sorted(self._templates)})"
+
+    def close(self) -> None:
+        """Close the session if we made it."""
+        if self._owned:
+            self._session.close()
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: Mapping[str, str],
+        timeout: Timeout,
+        body: bytes | None = None,
+    ) -> Reply:
+        """Send one request (following redirects by our rules); the body is not read yet.
+
+        ``headers`` are the protocol headers (A2A-Version, Content-Type…), sent on every
+        hop; the custom headers go only to the origin of ``url``.
+        """
+        custom = expand_headers(
+            self._templates, os.environ if self._environ is None else self._environ
+        )
+        home = origin(url)
+        for _ in range(self.max_redirects + 1):
+            response = self._send(method, url, headers, custom, body, timeout, origin(url) == home)
+            location = response.headers.get("Location")
+            if response.status_code not in _REDIRECTS or not location:
+                return Reply(response, self.max_body)
+            response.close()
+            log.debug("redirect %s -> %s", response.status_code, _safe(location))
+            url = urljoin(response.url or url, location)
+            if response.status_code == 303:
+                method, body = "GET", None
+        raise TransportError(f"more than {self.max_redirects} redirects")
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        protocol: Mapping[str, str],
+        custom: Mapping[str, str],
+        body: bytes | None,
+        timeout: Timeout,
+        same_origin: bool,
+    ) -> requests.Response:
+        """One hop. Another origin gets a bare prepared request: no session state at all."""
+        log.debug("%s %s", method, _safe(url))
+        options: dict[str, Any] = {"timeout": timeout, "stream": True, "allow_redirects": False}
+        with map_errors():
+            if same_origin:
+                return self._session.request(
+                    method, url, data=body, headers={**custom, **protocol}, **options
+                )
+            bare = requests.Request(method, url, data=body, headers=dict(protocol)).prepare()
+            return self._session.send(bare, **options)
+
+
+def _safe(url: str) -> str:
+    """A URL fit for a log line: no userinfo, no query string."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"

@@ -1,0 +1,65 @@
+"""a2a_wsgi: serve an A2A agent from any WSGI server (gunicorn, Flask, Django).
+
+    from a2a_wsgi import A2AApp, Agent, reply
+
+    class Echo(Agent):
+        name = "Echo"
+        def handle_message(self, msg, ctx):
+            return reply(msg.text)
+
+    app = A2AApp(Echo(), base_url="https://agents.example.com/echo/")
+"""
+
+from __future__ import annotations
+
+from .agent import (
+    Agent,
+    AgentContext,
+    auth_required,
+    error,
+    input_required,
+    message,
+    reject,
+    reply,
+    stream,
+    working,
+)
+from .app import A2AApp
+from .overrides import (
+    get_agent_card,
+    get_base_url,
+    get_identity,
+    get_metadata,
+    put_base_url,
+    put_identity,
+    put_metadata,
+)
+from .runtime import Runtime
+from .serve import ServerHandle, run_gunicorn, serve
+from .stores import MemoryTaskStore
+
+__all__ = [
+    "A2AApp",
+    "Agent",
+    "AgentContext",
+    "reply",
+    "input_required",
+    "stream",
+    "error",
+    "message",
+    "working",
+    "auth_required",
+    "reject",
+    "Runtime",
+    "MemoryTaskStore",
+    "serve",
+    "ServerHandle",
+    "run_gunicorn",
+    "put_base_url",
+    "get_base_url",
+    "put_metadata",
+    "get_metadata",
+    "put_identity",
+    "get_identity",
+    "get_agent_card",
+]

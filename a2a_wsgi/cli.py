@@ -1,0 +1,81 @@
+"""``a2a serve MODULE:OBJECT``: run a WSGI app under gunicorn with stream-friendly defaults.
+
+The ``a2a`` command (:mod:`a2a_client.cli`) delegates ``a2a serve …`` here;
+``python -m a2a_wsgi.cli serve …`` works without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .serve import GUNICORN_DEFAULTS, parse_addr, run_gunicorn
+
+__all__ = ["build_parser", "serve_main", "main"]
+
+
+def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
+    """The ``serve`` options; defaults shown come from :data:`GUNICORN_DEFAULTS`."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Serve an A2A agent (any WSGI app) with gunicorn's gthread worker.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("target", metavar="MODULE:OBJECT",
+                        help="the WSGI app to serve, e.g. examples.echo:app")
+    parser.add_argument("-b", "--bind", default="127.0.0.1:8000", help="HOST:PORT to listen on")
+    parser.add_argument("-w", "--workers", type=int, default=GUNICORN_DEFAULTS["workers"],
+                        help="worker processes (the in-memory task store is per process: keep 1)")
+    parser.add_argument("--threads", type=int, default=GUNICORN_DEFAULTS["threads"],
+                        help="threads per worker; each open SSE stream holds one")
+    parser.add_argument("--timeout", type=int, default=GUNICORN_DEFAULTS["timeout"],
+                        help="seconds of worker silence before it is restarted (0: never)")
+    parser.add_argument("--graceful-timeout", type=int,
+                        default=GUNICORN_DEFAULTS["graceful_timeout"],
+                        help="seconds to finish open requests on shutdown")
+    parser.add_argument("--keepalive", type=int, default=GUNICORN_DEFAULTS["keepalive"],
+                        help="seconds an idle keep-alive connection stays open")
+    parser.add_argument("--log-level", default="info", help="gunicorn log level")
+    return parser
+
+
+def serve_main(argv: Sequence[str]) -> int:
+    """Run ``a2a serve`` with ``argv`` (with or without the leading "serve"); the exit code."""
+    args = list(argv)
+    if args[:1] == ["serve"]:
+        args = args[1:]
+    options = build_parser().parse_args(args)
+    if ":" not in options.target:
+        print(f"a2a serve: expected MODULE:OBJECT, got {options.target!r}", file=sys.stderr)
+        return 2
+    try:
+        parse_addr(options.bind)
+    except ValueError as exc:
+        print(f"a2a serve: {exc}", file=sys.stderr)
+        return 2
+    sys.path.insert(0, ".")  # gunicorn does the same, so `examples.echo:app` resolves from cwd
+    run_gunicorn(
+        options.target,
+        bind=options.bind,
+        workers=options.workers,
+        threads=options.threads,
+        timeout=options.timeout,
+        graceful_timeout=options.graceful_timeout,
+        keepalive=options.keepalive,
+        loglevel=options.log_level,
+    )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m a2a_wsgi.cli serve …``."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] != ["serve"]:
+        print("usage: python -m a2a_wsgi.cli serve MODULE:OBJECT [options]", file=sys.stderr)
+        return 2
+    return serve_main(args[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""An agent that answers with what it was sent.
+
+    python examples/echo.py                       # serve() on 127.0.0.1:8000
+    gunicorn -k gthread examples.echo:app         # production-style
+    a2a serve examples.echo:app --bind 127.0.0.1:8000
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from a2a_core.models import AgentSkill, Message
+from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
+
+
+class EchoAgent(Agent):
+    name = "Echo Agent"
+    description = "Answers with the text it is sent"
+    version = "1.0.0"
+    skills = [
+        AgentSkill(id="echo", name="Echo", description="Repeats your message", tags=["echo"])
+    ]
+
+    def handle_message(self, msg: Message, ctx: AgentContext) -> object:
+        """The reply is the message's parts, unchanged (files and data included)."""
+        return reply(*msg.parts)
+
+
+app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/"))
+
+
+if __name__ == "__main__":
+    app.base_url = os.environ.get("A2A_BASE_URL")  # None: serve() advertises where it listens
+    handle = serve(app, sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:8000")
+    print(f"Echo Agent on {handle.url}/ (card: {handle.url}/.well-known/agent-card.json)")
+    try:
+        handle.thread.join()
+    except KeyboardInterrupt:
+        handle.stop()

@@ -1,0 +1,36 @@
+"""An A2A agent mounted under ``/a2a`` beside a Flask site, by plain WSGI composition.
+
+    flask --app examples.flask_mount:flask_app run     # Flask alone
+    gunicorn -k gthread examples.flask_mount:app        # Flask + the agent under /a2a
+
+werkzeug's DispatcherMiddleware moves the ``/a2a`` prefix into SCRIPT_NAME,
+so the agent sees its own paths: the card is at ``/a2a/.well-known/agent-card.json``
+and JSON-RPC at ``/a2a/``. The card must advertise the prefixed URL: give it as base_url.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
+
+from a2a_wsgi import A2AApp
+
+from .echo import EchoAgent
+
+flask_app = Flask(__name__)
+
+
+@flask_app.get("/")
+def index() -> str:
+    return "A Flask site; the Echo Agent lives under /a2a/."
+
+
+a2a_app = A2AApp(
+    EchoAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/a2a/")
+)
+
+#: The combined WSGI app to give to the server.
+app = DispatcherMiddleware(flask_app.wsgi_app, {"/a2a": a2a_app})
+flask_app.wsgi_app = app  # `flask run` serves both, too

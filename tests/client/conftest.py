@@ -1,0 +1,92 @@
+"""Real sockets on 127.0.0.1: every peer is a WSGI app served by werkzeug in a thread."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from client_peers import Peer
+from werkzeug.serving import make_server
+
+
+class Served:
+    """A WSGI app listening on an ephemeral port; ``url`` has no trailing slash."""
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.port = self.server.socket.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.thread.join()
+        self.server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def _quiet_werkzeug() -> None:
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Callable[..., Any]], Served]]:
+    """serve(app) -> Served; every server is stopped at teardown."""
+    servers: list[Served] = []
+    releases: list[Callable[[], None]] = []
+
+    def start(app: Callable[..., Any]) -> Served:
+        served = Served(app)
+        servers.append(served)
+        release = getattr(app, "release", None)
+        if release is not None:
+            releases.append(release)
+        return served
+
+    yield start
+    for release in releases:
+        release()
+    for served in servers:
+        served.stop()
+
+
+@pytest.fixture
+def peer(serve: Callable[[Callable[..., Any]], Served]) -> Peer:
+    """A scripted JSON-RPC agent (see peers.Peer) already listening."""
+    p = Peer()
+    p.url = serve(p).url
+    return p
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def load_calc() -> ModuleType:
+    """examples/calc.py (not a package), loaded by path."""
+    spec = importlib.util.spec_from_file_location("calc_example", EXAMPLES / "calc.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def calc_url() -> Iterator[str]:
+    """The seed's Calc Agent on the real A2AApp, via a2a_wsgi.serve()."""
+    from a2a_wsgi import A2AApp
+    from a2a_wsgi import serve as serve_app
+
+    app = A2AApp(load_calc().CalcAgent())
+    handle = serve_app(app)
+    yield handle.url
+    handle.stop()
+    app.close()
