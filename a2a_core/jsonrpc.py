@@ -1,0 +1,355 @@
+"""The JSON-RPC 2.0 envelope: strict parsing of requests, encoding of responses.
+
+This module knows nothing of A2A beyond the error classes. It turns request
+bytes into an :class:`RPCRequest` or raises, and wraps results and error
+objects built elsewhere (the wire layer knows the versions) in an envelope.
+
+Decisions (the rules of this file):
+
+* **-32700 ParseError** for anything we refuse to read as a JSON text: invalid
+  UTF-8, a UTF-8 BOM, syntax errors, ``NaN``/``Infinity``/``-Infinity``,
+  numbers that overflow a double, duplicate object keys, lone UTF-16
+  surrogates (escaped ``\\ud800`` or raw bytes), and nesting deeper than
+  ``max_depth``. These are the I-JSON rules (RFC 7493) plus a depth limit.
+  Depth is checked by a cheap bracket scan *before* :func:`json.loads`, which
+  recurses and would otherwise raise ``RecursionError``.
+* **-32600 InvalidRequestError** for a JSON text that is not an A2A JSON-RPC
+  request: a top-level value that is not an object, a batch (a top-level
+  array: A2A defines none and the official SDK refuses them), ``jsonrpc`` not
+  exactly ``"2.0"``, ``method`` missing or not a non-empty string, an ``id``
+  that is a bool, float, object or array, ``params`` that is a string, number
+  or bool, and a notification (no ``id`` member): A2A defines no
+  notifications and every method returns a result the client needs, so the
+  caller gets -32600 with ``id: null`` unless ``allow_notifications=True``.
+* **-32602 InvalidParamsError** for ``params`` given as an array: that is a
+  valid JSON-RPC envelope, but every A2A method takes its params by name.
+* Leniencies: ``"id": null`` is accepted (JSON-RPC discourages it; the Elixir
+  seed accepts it) and is echoed as ``null``. ``"params": null`` reads as
+  absent. Unknown top-level members are ignored.
+* The raised error carries ``request_id`` (the id when it could be read, else
+  ``None``) so the caller can echo it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from .errors import (
+    InvalidParamsError,
+    InvalidRequestError,
+    ParseError,
+    RemoteProtocolError,
+    RPCError,
+)
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "JSONRPC_VERSION",
+    "RequestId",
+    "RPCRequest",
+    "RPCResponse",
+    "parse_request",
+    "parse_response",
+    "response_dict",
+    "error_response_dict",
+    "encode_response",
+    "encode_error_response",
+]
+
+#: Deepest nesting of arrays and objects we parse; A2A payloads stay far below it.
+DEFAULT_MAX_DEPTH = 64
+JSONRPC_VERSION = "2.0"
+
+#: What a JSON-RPC id may be (``None`` for ``null``).
+RequestId = str | int | None
+
+_BOM = b"\xef\xbb\xbf"
+_BRACKET_OR_QUOTE = re.compile(r'[\[\]{}"]')
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RPCRequest:
+    """One parsed request. ``params`` is ``None`` when the member was absent."""
+
+    id: RequestId
+    method: str
+    params: dict[str, Any] | None
+    #: True when the ``id`` member was absent (only with ``allow_notifications``).
+    is_notification: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RPCResponse:
+    """One parsed response: exactly one of ``result`` / ``error`` is meaningful."""
+
+    id: RequestId
+    result: Any = None
+    #: The raw error object (``code``, ``message``, ``data``?) or ``None`` on success.
+    error: dict[str, Any] | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+
+# -- strict JSON --------------------------------------------------------------------------
+
+
+def _fail(error: RPCError, request_id: RequestId = None) -> NoReturn:
+    """Raise ``error`` carrying the id, so every raise site reads the same."""
+    error.request_id = request_id
+    raise error
+
+
+def _nesting_depth_exceeds(text: str, max_depth: int) -> bool:
+    """Count brackets outside strings; linear, and never recurses.
+
+    An unterminated string ends the scan: the text is malformed anyway and
+    json.loads will say so without nesting past what we have counted.
+    """
+    depth = 0
+    pos = 0
+    search = _BRACKET_OR_QUOTE.search
+    while (match := search(text, pos)) is not None:
+        char = match.group()
+        pos = match.end()
+        if char == '"':
+            pos = _string_end(text, pos)
+            if pos < 0:
+                return False
+        elif char in "[{":
+            depth += 1
+            if depth > max_depth:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def _string_end(text: str, start: int) -> int:
+    """Index just past the quote closing a string opened before ``start``, or -1."""
+    pos = start
+    while (pos := text.find('"', pos)) >= 0:
+        backslashes = 0
+        k = pos - 1
+        while k >= start and text[k] == "\\":
+            backslashes += 1
+            k -= 1
+        pos += 1
+        if backslashes % 2 == 0:
+            return pos
+    return -1
+
+
+def _reject_constant(name: str) -> Any:
+    """NaN and the infinities are not JSON (RFC 8259), whatever Python's json thinks."""
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    """``1e400`` would become ``inf``; I-JSON forbids numbers a double cannot hold."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:32]} is out of range")
+    return value
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Duplicate keys make a message mean different things to different parsers."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key[:64]!r}")
+            seen.add(key)
+    return obj
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Walk the decoded value iteratively; json.loads joins valid pairs, so any left are lone."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _loads(body: bytes | str, max_depth: int) -> Any:
+    """Decode a strict JSON text or raise ValueError saying why not."""
+    if isinstance(body, bytes):
+        if body.startswith(_BOM):
+            raise ValueError("a byte order mark is not allowed")
+        text = body.decode("utf-8")  # UnicodeDecodeError is a ValueError; raw surrogates fail here
+    else:
+        text = body
+    if _nesting_depth_exceeds(text, max_depth):
+        raise ValueError(f"nesting deeper than {max_depth}")
+    value = json.loads(
+        text,
+        object_pairs_hook=_unique_object,
+        parse_constant=_reject_constant,
+        parse_float=_finite_float,
+    )
+    if _has_lone_surrogate(value):
+        raise ValueError("lone UTF-16 surrogate in a string")
+    return value
+
+
+# -- requests -----------------------------------------------------------------------------
+
+
+def _valid_id(value: Any) -> bool:
+    """JSON-RPC ids are strings, integers or null; bool is an int subclass in Python."""
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, int) and not isinstance(value, bool))
+    )
+
+
+def parse_request(
+    body: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH, allow_notifications: bool = False
+) -> RPCRequest:
+    """Parse one JSON-RPC request body under the rules in this module's docstring.
+
+    :param body: the raw HTTP body.
+    :param max_depth: deepest array/object nesting accepted.
+    :param allow_notifications: accept a request without ``id`` (the seed does).
+    :raises ParseError: the body is not a strict JSON text.
+    :raises InvalidRequestError: valid JSON, but not a request we accept.
+    :raises InvalidParamsError: ``params`` is an array.
+    """
+    try:
+        value = _loads(body, max_depth)
+    except (ValueError, RecursionError) as exc:
+        _fail(ParseError(f"Invalid JSON payload: {exc}"))
+    return _request_from_value(value, allow_notifications)
+
+
+def _request_from_value(value: Any, allow_notifications: bool) -> RPCRequest:
+    """Check the envelope of an already decoded JSON value."""
+    if isinstance(value, list):
+        _fail(InvalidRequestError("Batch requests are not supported by A2A"))
+    if not isinstance(value, dict):
+        _fail(InvalidRequestError("A JSON-RPC request must be a JSON object"))
+    has_id = "id" in value
+    raw_id = value.get("id")
+    request_id: RequestId = raw_id if _valid_id(raw_id) else None
+    if value.get("jsonrpc") != JSONRPC_VERSION:
+        _fail(_invalid("jsonrpc", 'must be exactly "2.0"'), request_id)
+    method = value.get("method")
+    if not isinstance(method, str) or not method:
+        _fail(_invalid("method", "must be a non-empty string"), request_id)
+    if not _valid_id(raw_id):
+        _fail(_invalid("id", "must be a string, an integer or null"))
+    if not has_id and not allow_notifications:
+        _fail(_invalid("id", "is required: A2A defines no notifications"))
+    params = value.get("params")
+    if isinstance(params, list):
+        _fail(InvalidParamsError("params must be an object, not an array"), request_id)
+    if params is not None and not isinstance(params, dict):
+        _fail(_invalid("params", "must be an object"), request_id)
+    return RPCRequest(id=request_id, method=method, params=params, is_notification=not has_id)
+
+
+def _invalid(field: str, problem: str) -> InvalidRequestError:
+    """An InvalidRequestError naming the member, also as a 1.0 field violation."""
+    return InvalidRequestError(
+        f"Invalid JSON-RPC request: '{field}' {problem}", field_violations={field: problem}
+    )
+
+
+# -- responses ----------------------------------------------------------------------------
+
+
+def _check_id(id: RequestId) -> None:
+    """Refuse ids that would make an invalid envelope (misuse of our API)."""
+    if not _valid_id(id):
+        raise TypeError(f"a JSON-RPC id must be str, int or None, not {type(id).__name__}")
+
+
+def response_dict(id: RequestId, result: Any) -> dict[str, Any]:
+    """The success envelope as a dict (SSE events embed this form)."""
+    _check_id(id)
+    return {"jsonrpc": JSONRPC_VERSION, "id": id, "result": result}
+
+
+def error_response_dict(id: RequestId, error_obj: Mapping[str, Any]) -> dict[str, Any]:
+    """The error envelope as a dict; ``error_obj`` is built by the wire layer."""
+    _check_id(id)
+    if not isinstance(error_obj.get("code"), int) or isinstance(error_obj.get("code"), bool):
+        raise ValueError("an error object needs an integer 'code'")
+    if not isinstance(error_obj.get("message"), str):
+        raise ValueError("an error object needs a string 'message'")
+    return {"jsonrpc": JSONRPC_VERSION, "id": id, "error": dict(error_obj)}
+
+
+def _dumps(envelope: dict[str, Any]) -> bytes:
+    """Compact UTF-8 JSON; NaN or a lone surrogate in our own output is a ValueError."""
+    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
+        "utf-8"
+    )
+
+
+def encode_response(id: RequestId, result: Any) -> bytes:
+    """A success response body."""
+    return _dumps(response_dict(id, result))
+
+
+def encode_error_response(id: RequestId, error_obj: Mapping[str, Any]) -> bytes:
+    """An error response body."""
+    return _dumps(error_response_dict(id, error_obj))
+
+
+def parse_response(
+    body: bytes | str | Mapping[str, Any], *, max_depth: int = DEFAULT_MAX_DEPTH
+) -> RPCResponse:
+    """Read a response envelope (client side); anything malformed is the peer's fault.
+
+    :raises RemoteProtocolError: not strict JSON, or not a JSON-RPC 2.0 response.
+    """
+    if isinstance(body, Mapping):
+        value: Any = dict(body)
+    else:
+        try:
+            value = _loads(body, max_depth)
+        except (ValueError, RecursionError) as exc:
+            raise RemoteProtocolError(f"response is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise RemoteProtocolError("a JSON-RPC response must be a JSON object")
+    if value.get("jsonrpc") != JSONRPC_VERSION:
+        raise RemoteProtocolError('response "jsonrpc" must be exactly "2.0"')
+    if not _valid_id(value.get("id")):
+        raise RemoteProtocolError("response id must be a string, an integer or null")
+    has_result, has_error = "result" in value, "error" in value
+    if has_result == has_error:
+        raise RemoteProtocolError("a response must have exactly one of result or error")
+    if has_result:
+        return RPCResponse(id=value.get("id"), result=value["result"])
+    return RPCResponse(id=value.get("id"), error=_checked_error(value["error"]))
+
+
+def _checked_error(error: Any) -> dict[str, Any]:
+    """An error object must have an integer code and a string message."""
+    if not isinstance(error, dict):
+        raise RemoteProtocolError("response error must be an object")
+    code = error.get("code")
+    if not isinstance(code, int) or isinstance(code, bool):
+        raise RemoteProtocolError("response error code must be an integer")
+    if not isinstance(error.get("message"), str):
+        raise RemoteProtocolError("response error message must be a string")
+    return error

@@ -1,0 +1,313 @@
+"""Server-Sent Events: an encoder and an incremental, sans-IO decoder.
+
+The decoder has the werkzeug multipart / h11 shape: feed bytes with
+:meth:`SSEDecoder.receive_data` (``b""`` means end of stream) and pull
+events with :meth:`SSEDecoder.next_event` until it answers :data:`NEED_DATA`
+or :data:`END`. It follows the WHATWG "event stream interpretation" rules:
+
+* CRLF, LF and CR all end a line, also when the CR ends one chunk and the LF
+  starts the next (one line ending, not two);
+* one leading U+FEFF at the start of the stream is dropped; bytes that are not
+  UTF-8 become U+FFFD;
+* lines starting with ``:`` are comments; a line without a colon is a field
+  name with an empty value; one space after the colon is removed; unknown
+  fields are ignored; an ``id`` containing NUL is ignored; ``retry`` counts
+  only when it is ASCII digits;
+* a blank line dispatches the event, unless no ``data`` line was seen;
+  ``data`` lines are joined with ``\\n``;
+* the last event id persists from event to event (:attr:`SSEDecoder.last_event_id`);
+* an event still incomplete at end of stream is discarded.
+
+Memory is bounded: an event (its data plus the line being read) larger than
+``max_event_size`` characters raises :class:`RemoteProtocolError`.
+
+SSE has no escapes, so the encoder sends a data string with line breaks as
+several ``data:`` lines; the receiver gets ``\\n`` for each of ``\\r\\n``,
+``\\r`` and ``\\n``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import enum
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from .errors import RemoteProtocolError
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
+    "ServerSentEvent",
+    "Sentinel",
+    "NEED_DATA",
+    "END",
+    "encode_event",
+    "encode_comment",
+    "encode_retry",
+    "SSEDecoder",
+    "iter_events",
+]
+
+#: Largest event (in characters) the decoder buffers before giving up.
+DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_END_CHAR = re.compile(r"[\r\n]")
+
+
+class Sentinel(enum.Enum):
+    """What :meth:`SSEDecoder.next_event` answers when it has no event."""
+
+    #: Feed more bytes, then ask again.
+    NEED_DATA = "NEED_DATA"
+    #: The stream ended; no more events will come.
+    END = "END"
+
+    def __repr__(self) -> str:
+        return self.value
+
+
+NEED_DATA: Literal[Sentinel.NEED_DATA] = Sentinel.NEED_DATA
+END: Literal[Sentinel.END] = Sentinel.END
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ServerSentEvent:
+    """One dispatched event.
+
+    ``event`` is ``None`` when no ``event:`` field was given (browsers call that
+    type "message"). ``id`` is the last event id in effect at dispatch, as the
+    spec defines it (``None`` while it is empty). ``retry`` is the reconnection
+    time given inside this event's block, if any.
+    """
+
+    data: str
+    event: str | None = None
+    id: str | None = None
+    retry: int | None = None
+
+
+# -- encoding -----------------------------------------------------------------------------
+
+
+def _check_field(name: str, value: str) -> None:
+    """CR or LF in a one-line field would forge extra fields; NUL in an id is dropped by peers."""
+    if "\r" in value or "\n" in value:
+        raise ValueError(f"SSE {name} must not contain CR or LF")
+    if name == "id" and "\0" in value:
+        raise ValueError("SSE id must not contain NUL")
+
+
+def _check_retry(retry: int) -> None:
+    """Peers accept only ASCII digits, so a negative number would be ignored."""
+    if not isinstance(retry, int) or isinstance(retry, bool):
+        raise TypeError("SSE retry must be an int (milliseconds)")
+    if retry < 0:
+        raise ValueError("SSE retry must not be negative")
+
+
+def encode_event(
+    data: str, *, event: str | None = None, id: str | None = None, retry: int | None = None
+) -> bytes:
+    """One complete event block, UTF-8, ending with a blank line.
+
+    :raises ValueError: CR/LF in ``event`` or ``id``, NUL in ``id``, negative ``retry``.
+    """
+    lines: list[str] = []
+    if event is not None:
+        _check_field("event", event)
+        lines.append(f"event: {event}")
+    if id is not None:
+        _check_field("id", id)
+        lines.append(f"id: {id}" if id else "id")
+    if retry is not None:
+        _check_retry(retry)
+        lines.append(f"retry: {retry}")
+    lines.extend(f"data: {line}" if line else "data" for line in _LINE_BREAK.split(data))
+    return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def encode_comment(text: str = "") -> bytes:
+    """A comment block (a heartbeat that keeps proxies from closing an idle stream)."""
+    lines = _LINE_BREAK.split(text)
+    return ("".join(f": {line}\n" if line else ":\n" for line in lines) + "\n").encode("utf-8")
+
+
+def encode_retry(ms: int) -> bytes:
+    """A block that only sets the client's reconnection time; it dispatches no event."""
+    _check_retry(ms)
+    return f"retry: {ms}\n\n".encode("ascii")
+
+
+# -- decoding -----------------------------------------------------------------------------
+
+
+class SSEDecoder:
+    """Incremental event-stream parser; holds no socket and never blocks."""
+
+    def __init__(self, *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
+        if max_event_size < 1:
+            raise ValueError("max_event_size must be positive")
+        self.max_event_size = max_event_size
+        #: The last event id buffer; persists across events ("" = none).
+        self.last_event_id = ""
+        #: The last valid ``retry`` value seen anywhere in the stream.
+        self.retry: int | None = None
+        self._text = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._chunks: deque[str] = deque()
+        self._pos = 0  # offset into self._chunks[0]
+        self._line_parts: list[str] = []
+        self._line_len = 0
+        self._skip_lf = False  # the last line ended with CR: a following LF belongs to it
+        self._bom_checked = False
+        self._eof = False
+        self._data: list[str] = []
+        self._data_len = 0
+        self._event_type = ""
+        self._event_retry: int | None = None
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed bytes from the wire; ``b""`` means the stream ended.
+
+        :raises RuntimeError: data after the end of the stream.
+        """
+        if self._eof:
+            raise RuntimeError("received data after the end of the stream")
+        if not data:
+            self._eof = True
+            self._push(self._text.decode(b"", final=True))
+        else:
+            self._push(self._text.decode(data))
+
+    def _push(self, text: str) -> None:
+        """Queue decoded text, dropping one BOM at the very start of the stream."""
+        if not text:
+            return
+        if not self._bom_checked:
+            self._bom_checked = True
+            if text[0] == "\ufeff":
+                text = text[1:]
+        if text:
+            self._chunks.append(text)
+
+    def next_event(self) -> ServerSentEvent | Literal[Sentinel.NEED_DATA, Sentinel.END]:
+        """The next complete event, :data:`NEED_DATA` or :data:`END`.
+
+        :raises RemoteProtocolError: the event being read exceeds ``max_event_size``.
+        """
+        while (line := self._next_line()) is not None:
+            event = self._process_line(line)
+            if event is not None:
+                return event
+        if self._eof:
+            self._discard_pending()
+            return END
+        return NEED_DATA
+
+    def _next_line(self) -> str | None:
+        """Cut the next complete line from the queued chunks (None: not complete yet)."""
+        while self._chunks:
+            chunk = self._chunks[0]
+            if self._skip_lf and self._pos < len(chunk):
+                self._skip_lf = False
+                if chunk[self._pos] == "\n":
+                    self._pos += 1
+            match = _LINE_END_CHAR.search(chunk, self._pos)
+            if match is None:
+                self._append_partial(chunk[self._pos :])
+                self._chunks.popleft()
+                self._pos = 0
+                continue
+            end = match.start()
+            line = "".join(self._line_parts) + chunk[self._pos : end]
+            self._line_parts.clear()
+            self._line_len = 0
+            self._check_size(len(line))
+            self._skip_lf = chunk[end] == "\r"
+            self._pos = end + 1
+            if self._pos >= len(chunk):
+                self._chunks.popleft()
+                self._pos = 0
+            return line
+        return None
+
+    def _append_partial(self, text: str) -> None:
+        """Keep the start of a line that has not ended yet."""
+        if text:
+            self._line_parts.append(text)
+            self._line_len += len(text)
+            self._check_size(self._line_len)
+
+    def _check_size(self, pending: int) -> None:
+        """Bound memory: a peer must not make us buffer without limit."""
+        if pending + self._data_len > self.max_event_size:
+            raise RemoteProtocolError(
+                f"server-sent event larger than {self.max_event_size} characters"
+            )
+
+    def _process_line(self, line: str) -> ServerSentEvent | None:
+        """Apply one line to the event being built; a blank line may dispatch it."""
+        if not line:
+            return self._dispatch()
+        if line[0] == ":":
+            return None
+        name, colon, value = line.partition(":")
+        if colon and value[:1] == " ":
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+            self._data_len += len(value) + 1
+        elif name == "event":
+            self._event_type = value
+        elif name == "id":
+            if "\0" not in value:
+                self.last_event_id = value
+        elif name == "retry":
+            if value.isascii() and value.isdigit():
+                self.retry = self._event_retry = int(value)
+        return None
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        """End of a block: an event only when some data line was seen."""
+        event = None
+        if self._data:
+            event = ServerSentEvent(
+                data="\n".join(self._data),
+                event=self._event_type or None,
+                id=self.last_event_id or None,
+                retry=self._event_retry,
+            )
+        self._data = []
+        self._data_len = 0
+        self._event_type = ""
+        self._event_retry = None
+        return event
+
+    def _discard_pending(self) -> None:
+        """At end of stream an incomplete event is dropped, as the spec says."""
+        self._line_parts.clear()
+        self._line_len = 0
+        self._chunks.clear()
+        self._dispatch()
+
+
+def iter_events(
+    chunks: Iterable[bytes], *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE
+) -> Iterator[ServerSentEvent]:
+    """Decode a whole byte stream (e.g. ``response.iter_content(None)``) lazily.
+
+    Empty chunks are skipped; the end of the iterable is the end of the stream.
+    """
+    decoder = SSEDecoder(max_event_size=max_event_size)
+    for chunk in chunks:
+        if not chunk:
+            continue
+        decoder.receive_data(chunk)
+        while isinstance(event := decoder.next_event(), ServerSentEvent):
+            yield event
+    decoder.receive_data(b"")
+    while isinstance(event := decoder.next_event(), ServerSentEvent):
+        yield event

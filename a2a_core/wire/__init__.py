@@ -1,0 +1,354 @@
+"""The only place JSON shapes exist: models <-> wire dicts, both protocol versions.
+
+Encoding is per version (``"0.3"`` or ``"1.0"``; anything else is a
+``ValueError``): the server answers in the dialect the request negotiated.
+Decoding is tolerant: it reads either dialect's shapes and spellings whatever
+was negotiated, because the seed accepts both method sets on one endpoint.
+The one place where a member *means* different things (the push-config
+``id``), ``decode_params`` lets ``version`` decide; see ``_common._push_target``.
+
+Bad input raises :class:`~a2a_core.errors.InvalidParamsError` naming the JSON
+path of the bad field. ``decode_result`` (client side) raises
+:class:`~a2a_core.errors.InvalidAgentResponseError` instead, with the same
+path and ``field_violations``: there the fault is the agent's, not ours.
+
+The Agent Card codec lives in :mod:`.card`; ``encode``/``decode`` delegate to it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, cast
+
+from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError, error_from_code
+from ..methods import Operation
+from ..models import (
+    AgentCard,
+    Artifact,
+    AuthenticationInfo,
+    CancelTaskRequest,
+    DataPart,
+    DeleteTaskPushNotificationConfigRequest,
+    FilePart,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    PushNotificationConfig,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from . import _common as c
+from . import v0_3, v1_0
+
+__all__ = [
+    "VERSIONS",
+    "encode",
+    "decode",
+    "encode_stream_event",
+    "decode_stream_event",
+    "encode_params",
+    "decode_params",
+    "encode_result",
+    "decode_result",
+    "encode_error",
+    "decode_error",
+]
+
+T = TypeVar("T")
+VERSIONS = c.VERSIONS
+
+
+def _card_codec() -> Any:
+    """The card codec, imported late: it is written separately and may import us."""
+    return importlib.import_module(".card", __name__)
+
+
+def _decode_card(data: Any, path: str) -> AgentCard:
+    card: AgentCard = _card_codec().decode_card(data)
+    return card
+
+
+def _only(cls: type[T]) -> Callable[[Any, str], T]:
+    """Decode a part and insist on one variant (``decode(TextPart, …)``)."""
+
+    def decode_variant(data: Any, path: str) -> T:
+        part = c.decode_part(data, path)
+        if not isinstance(part, cls):
+            raise c.invalid(path, f"expected a {cls.__name__}, got a {type(part).__name__}")
+        return part
+
+    return decode_variant
+
+
+#: model type -> tolerant decoder (data, path).
+_DECODERS: Mapping[type, Callable[[Any, str], Any]] = {
+    TextPart: _only(TextPart),
+    FilePart: _only(FilePart),
+    DataPart: _only(DataPart),
+    Message: c.decode_message,
+    Artifact: c.decode_artifact,
+    TaskStatus: c.decode_status,
+    Task: c.decode_task,
+    TaskStatusUpdateEvent: c.decode_status_update,
+    TaskArtifactUpdateEvent: c.decode_artifact_update,
+    AuthenticationInfo: c.decode_authentication,
+    PushNotificationConfig: c.decode_push_config,
+    TaskPushNotificationConfig: c.decode_task_push_config,
+    SendMessageConfiguration: c.decode_send_configuration,
+    SendMessageRequest: c.decode_send_request,
+    GetTaskRequest: c.decode_get_task,
+    CancelTaskRequest: c.decode_cancel_task,
+    SubscribeToTaskRequest: c.decode_subscribe,
+    ListTasksRequest: c.decode_list_tasks,
+    ListTasksResponse: c.decode_list_tasks_response,
+    GetTaskPushNotificationConfigRequest: c.decode_get_push_config,
+    DeleteTaskPushNotificationConfigRequest: c.decode_delete_push_config,
+    ListTaskPushNotificationConfigsRequest: c.decode_list_push_configs,
+    ListTaskPushNotificationConfigsResponse: c.decode_list_push_configs_response,
+    GetExtendedAgentCardRequest: c.decode_get_extended_card,
+    AgentCard: _decode_card,
+}
+
+#: operation -> the request model its params decode to.
+REQUEST_TYPES: Mapping[Operation, type] = {
+    Operation.SEND_MESSAGE: SendMessageRequest,
+    Operation.SEND_STREAMING_MESSAGE: SendMessageRequest,
+    Operation.GET_TASK: GetTaskRequest,
+    Operation.LIST_TASKS: ListTasksRequest,
+    Operation.CANCEL_TASK: CancelTaskRequest,
+    Operation.SUBSCRIBE_TO_TASK: SubscribeToTaskRequest,
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: TaskPushNotificationConfig,
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: GetTaskPushNotificationConfigRequest,
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: ListTaskPushNotificationConfigsRequest,
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: DeleteTaskPushNotificationConfigRequest,
+    Operation.GET_EXTENDED_AGENT_CARD: GetExtendedAgentCardRequest,
+}
+
+_STREAM_TYPES = (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+_EVENT_RESULTS = frozenset(
+    {Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK}
+)
+
+#: operation -> what its handler may return.
+RESULT_TYPES: Mapping[Operation, tuple[type, ...]] = {
+    Operation.SEND_MESSAGE: (Task, Message),
+    Operation.SEND_STREAMING_MESSAGE: _STREAM_TYPES,
+    Operation.GET_TASK: (Task,),
+    Operation.LIST_TASKS: (ListTasksResponse,),
+    Operation.CANCEL_TASK: (Task,),
+    Operation.SUBSCRIBE_TO_TASK: _STREAM_TYPES,
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (TaskPushNotificationConfig,),
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (TaskPushNotificationConfig,),
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (ListTaskPushNotificationConfigsResponse,),
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: (type(None),),
+    Operation.GET_EXTENDED_AGENT_CARD: (AgentCard,),
+}
+
+
+# -- models ------------------------------------------------------------------------------
+
+
+def encode(obj: object, version: str) -> dict[str, Any]:
+    """Any model as that version's JSON object (AgentCard via the card codec)."""
+    c.check_version(version)
+    if isinstance(obj, AgentCard):
+        card: dict[str, Any] = _card_codec().encode_card(obj, version)
+        return card
+    encoders = v0_3.ENCODERS if version == "0.3" else v1_0.ENCODERS
+    encoder = encoders.get(type(obj))
+    if encoder is None:
+        raise TypeError(f"no wire encoding for {type(obj).__name__}")
+    encoded: dict[str, Any] = encoder(obj)
+    return encoded
+
+
+def decode(cls: type[T], data: Any, *, path: str = "") -> T:
+    """Read ``cls`` from either dialect; bad input raises InvalidParamsError naming ``path``."""
+    decoder = _DECODERS.get(cls)
+    if decoder is None:
+        raise TypeError(f"no wire decoding for {getattr(cls, '__name__', cls)!r}")
+    return cast(T, decoder(data, path))
+
+
+def encode_stream_event(event: StreamEvent, version: str) -> dict[str, Any]:
+    """0.3: the bare object with ``kind``; 1.0: a StreamResponse ``{"statusUpdate": …}``."""
+    c.check_version(version)
+    if not isinstance(event, _STREAM_TYPES):
+        raise TypeError(f"not a stream event: {type(event).__name__}")
+    if version == "0.3":
+        return v0_3.encode_stream_event(event)
+    return v1_0.encode_stream_event(event)
+
+
+def decode_stream_event(data: Any, *, path: str = "") -> StreamEvent:
+    """Either shape: a 1.0 wrapper or a bare 0.3 object."""
+    return c.decode_stream_event(data, path)
+
+
+# -- params and results ------------------------------------------------------------------
+
+
+def encode_params(op: Operation, request: object, version: str) -> dict[str, Any]:
+    """Client side: the request model as ``params`` (for 0.3's card call that is ``{}``)."""
+    expected = REQUEST_TYPES[op]
+    if not isinstance(request, expected):
+        raise TypeError(f"{op.value} takes a {expected.__name__}, not {type(request).__name__}")
+    return encode(request, version)
+
+
+def decode_params(op: Operation, params: Any, version: str, *, path: str = "params") -> Any:
+    """Server side: ``params`` as the operation's request model, in either dialect's shape.
+
+    Only GetExtendedAgentCard may omit its params. For push-config Get/Delete,
+    ``version`` decides what a lone ``id`` means (0.3: the task; 1.0: the config).
+    """
+    c.check_version(version)
+    if params is None and op is Operation.GET_EXTENDED_AGENT_CARD:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise c.invalid(path, "params must be an object")
+    if op is Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG:
+        return c.decode_get_push_config(params, path, version)
+    if op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
+        return c.decode_delete_push_config(params, path, version)
+    return _DECODERS[REQUEST_TYPES[op]](params, path)
+
+
+def encode_result(op: Operation, result: object, version: str) -> Any:
+    """Server side: the handler's result as that version's ``result`` member."""
+    c.check_version(version)
+    if not isinstance(result, RESULT_TYPES[op]):
+        raise TypeError(f"{op.value} cannot answer a {type(result).__name__}")
+    if op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
+        # 1.0's proto says Empty (``{}``); the official SDK answers ``null`` and the
+        # conformance kit checks for it, so both versions send null (decode takes both).
+        return None
+    if op in _EVENT_RESULTS:
+        # 0.3: the bare object with kind; 1.0: the one-member wrapper, which is
+        # SendMessageResponse for SendMessage and StreamResponse for the streams.
+        return encode_stream_event(cast(StreamEvent, result), version)
+    if isinstance(result, ListTaskPushNotificationConfigsResponse) and version == "0.3":
+        return v0_3.encode_list_push_configs_result(result)
+    return encode(result, version)
+
+
+def _decode_send_result(data: Any, path: str) -> Task | Message:
+    event = c.decode_stream_event(data, path)
+    if not isinstance(event, (Task, Message)):
+        raise c.invalid(path, f"expected a task or a message, got a {type(event).__name__}")
+    return event
+
+
+def _decode_empty(data: Any, path: str) -> None:
+    """Delete answers ``null`` (0.3, and the 1.0 SDK) or ``{}`` (1.0 Empty)."""
+    if data is not None and data != {}:
+        raise c.invalid(path, "expected null or {}")
+
+
+_RESULT_DECODERS: Mapping[Operation, Callable[[Any, str], Any]] = {
+    Operation.SEND_MESSAGE: _decode_send_result,
+    Operation.SEND_STREAMING_MESSAGE: c.decode_stream_event,
+    Operation.GET_TASK: c.decode_task,
+    Operation.LIST_TASKS: c.decode_list_tasks_response,
+    Operation.CANCEL_TASK: c.decode_task,
+    Operation.SUBSCRIBE_TO_TASK: c.decode_stream_event,
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: c.decode_task_push_config,
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: c.decode_task_push_config,
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: c.decode_list_push_configs_response,
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: _decode_empty,
+    Operation.GET_EXTENDED_AGENT_CARD: _decode_card,
+}
+
+
+def decode_result(op: Operation, data: Any, version: str) -> Any:
+    """Client side, tolerant (bare or wrapped, either spelling).
+
+    A malformed result raises InvalidAgentResponseError (-32006): the agent is at fault.
+    """
+    c.check_version(version)
+    try:
+        return _RESULT_DECODERS[op](data, "result")
+    except InvalidParamsError as exc:
+        raise InvalidAgentResponseError(exc.message, field_violations=exc.field_violations) from exc
+
+
+# -- errors ------------------------------------------------------------------------------
+
+
+def encode_error(err: RPCError, version: str) -> dict[str, Any]:
+    """The JSON-RPC ``error`` member: 0.3 free-form ``data``, 1.0 ErrorInfo/BadRequest details."""
+    c.check_version(version)
+    return v0_3.encode_error(err) if version == "0.3" else v1_0.encode_error(err)
+
+
+def decode_error(data: Any) -> RPCError:
+    """The registered error class for ``code``; a malformed error object is the agent's fault.
+
+    Returned, not raised, so the caller writes ``raise decode_error(body["error"])``.
+    1.0 details are unpacked: ErrorInfo ``metadata`` -> ``metadata`` (its
+    ``data`` key back to ``data``), BadRequest -> ``field_violations``.
+    Other ``data`` is kept as is.
+    """
+    code = data.get("code") if isinstance(data, Mapping) else None
+    if not isinstance(code, int) or isinstance(code, bool):
+        return InvalidAgentResponseError("malformed JSON-RPC error object", data)
+    message = data.get("message")
+    detail = data.get("data")
+    error = error_from_code(code, message if isinstance(message, str) else None, detail)
+    if _is_any_list(detail):
+        _unpack_details(error, detail)
+    return error
+
+
+def _is_any_list(value: Any) -> bool:
+    """A 1.0 ``data``: a non-empty list of ``google.protobuf.Any`` objects."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(item, Mapping) and isinstance(item.get("@type"), str) for item in value)
+    )
+
+
+def _unpack_details(error: RPCError, details: list[Mapping[str, Any]]) -> None:
+    """Move ErrorInfo/BadRequest into the error's fields; keep unknown details as ``data``."""
+    others = []
+    error.data = None
+    for item in details:
+        if item["@type"] == v1_0.ERROR_INFO_TYPE and isinstance(item.get("metadata", {}), Mapping):
+            metadata = {str(k): str(v) for k, v in (item.get("metadata") or {}).items()}
+            if v1_0.DATA_METADATA_KEY in metadata:
+                error.data = _loads(metadata.pop(v1_0.DATA_METADATA_KEY))
+            error.metadata = metadata
+        elif item["@type"] == v1_0.BAD_REQUEST_TYPE:
+            error.field_violations = {
+                str(v.get("field", "")): str(v.get("description", ""))
+                for v in item.get("fieldViolations") or []
+                if isinstance(v, Mapping)
+            }
+        else:
+            others.append(item)
+    if others and error.data is None:
+        error.data = others
+
+
+def _loads(text: str) -> Any:
+    """The JSON-encoded ``data`` we put in ErrorInfo; a peer's plain string stays a string."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
