@@ -16,7 +16,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -117,7 +117,9 @@ class TaskState(enum.Enum):
         return self in _INTERRUPTED
 
 
-_TERMINAL = frozenset({TaskState.COMPLETED, TaskState.CANCELED, TaskState.FAILED, TaskState.REJECTED})
+_TERMINAL = frozenset(
+    {TaskState.COMPLETED, TaskState.CANCELED, TaskState.FAILED, TaskState.REJECTED}
+)
 _INTERRUPTED = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
 
 
@@ -160,7 +162,7 @@ class DataPart:
     metadata: Mapping[str, Any] | None = None
 
 
-Part = Union[TextPart, FilePart, DataPart]
+Part = TextPart | FilePart | DataPart
 
 
 @_model
@@ -238,9 +240,9 @@ class TaskArtifactUpdateEvent:
 
 
 #: What one stream event carries (1.0 ``StreamResponse``).
-StreamEvent = Union[Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent]
+StreamEvent = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 #: What SendMessage answers (1.0 ``SendMessageResponse``).
-SendResult = Union[Task, Message]
+SendResult = Task | Message
 
 
 # -- push notifications ----------------------------------------------------------------
@@ -503,13 +505,13 @@ class MutualTLSSecurityScheme:
     description: str | None = None
 
 
-SecurityScheme = Union[
-    APIKeySecurityScheme,
-    HTTPAuthSecurityScheme,
-    OAuth2SecurityScheme,
-    OpenIdConnectSecurityScheme,
-    MutualTLSSecurityScheme,
-]
+SecurityScheme = (
+    APIKeySecurityScheme
+    | HTTPAuthSecurityScheme
+    | OAuth2SecurityScheme
+    | OpenIdConnectSecurityScheme
+    | MutualTLSSecurityScheme
+)
 
 
 @_model

@@ -69,8 +69,8 @@ from .models import (
 from .service import HEARTBEAT, A2AService, CallContext, OutboundEvent, StreamItem
 from .sse import encode_comment, encode_event
 from .tasks import merge_metadata, strip_artifacts, trim_history, with_identity
-from .wire.card import encode_card_dual
 from .versioning import SUPPORTED_VERSIONS, V0_3, V1_0, negotiate_version, normalize_version
+from .wire.card import encode_card_dual
 
 __all__ = ["Dispatcher", "DEFAULT_AGENT_CARD_PATH", "DEFAULT_MAX_PARTS"]
 
@@ -102,6 +102,7 @@ class _EarlyStreamError:
 
 
 _Outcome = Any  # an encoded JSON result, a _Stream or an _EarlyStreamError
+_Handler = Callable[[Mapping[str, Any], "CallContext", "ActivatedExtensions"], _Outcome]
 
 
 def _path(value: str | None | bool) -> str | None:
@@ -144,7 +145,7 @@ class Dispatcher:
         self.max_json_depth = max_json_depth
         self.max_parts = max_parts
         self._card_cache: dict[str, tuple[AgentCard, bytes, list[tuple[str, str]]]] = {}
-        self._handlers: dict[Operation, Callable[[Mapping[str, Any], CallContext, ActivatedExtensions], _Outcome]] = {
+        self._handlers: dict[Operation, _Handler] = {
             Operation.SEND_MESSAGE: self._send_message,
             Operation.SEND_STREAMING_MESSAGE: self._send_streaming_message,
             Operation.GET_TASK: self._get_task,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Union
+from typing import Any, Protocol
 
 from .models import (
     AgentCard,
@@ -87,7 +87,7 @@ class Heartbeat:
 HEARTBEAT = Heartbeat()
 
 #: What a streaming service method yields.
-StreamItem = Union[StreamEvent, OutboundEvent, Heartbeat]
+StreamItem = StreamEvent | OutboundEvent | Heartbeat
 
 
 class A2AService(Protocol):
