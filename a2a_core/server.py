@@ -510,8 +510,11 @@ class Dispatcher:
             yield from self._sse_error(request_id, version, InternalError())
 
     def _sse_error(self, request_id: Any, version: str, err: RPCError) -> Iterator[bytes]:
+        # A plain ``data:`` event: the JSON-RPC error object already says it is an
+        # error, and the official 0.3 client turns a named ``event: error`` into an
+        # untyped exception instead of the typed error.
         error = error_response_dict(request_id, wire.encode_error(err, version))
-        yield encode_event(_dumps(error), event="error")
+        yield encode_event(_dumps(error))
 
 
 class _ClosingIterator:
