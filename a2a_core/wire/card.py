@@ -16,7 +16,8 @@ Decisions (see REFERENCE §6):
   endpoint first, then the additional ones not equal to it, each with the
   major.minor of ``protocolVersion`` (``"0.3"`` when absent or odd).
 * **Dual card.** The 1.0 card plus the 0.3 members: top-level ``url``,
-  ``preferredTransport``, ``protocolVersion``, ``additionalInterfaces``,
+  ``preferredTransport``, ``protocolVersion`` (``"0.3.0"``, as 0.3 agents
+  write it), ``additionalInterfaces``,
   ``supportsAuthenticatedExtendedCard`` (only when true) and ``security``;
   ``skills[].security``; ``capabilities.stateTransitionHistory``; and, in every
   ``securitySchemes`` entry, the 0.3 members (``type``, ``in``, ``flows``…)
@@ -35,7 +36,9 @@ Decisions (see REFERENCE §6):
   interface protocol version, no ``deviceCode`` flow, no ``pkceRequired`` and
   says nothing when the extended card is unsupported (``False`` reads back as
   ``None``). OAuth flow URLs the schemas require are written as ``""`` when
-  unset, and ``""`` reads back as unset.
+  unset, and ``""`` reads back as unset. An OAuth2 scheme with no flow at
+  all (possible in the model) is written with ``"flows": {}``, which the 1.0
+  oneof does not allow; that is the card author's mistake to fix.
 * **Leniency on input.** Unknown members are ignored; JSON ``null`` counts as
   absent; ProtoJSON's snake_case member names are accepted; a 1.0 requirement
   ``{"schemes": {...}}`` and a 0.3 requirement ``{"name": [...]}`` are told
@@ -79,7 +82,7 @@ __all__ = ["encode_card", "encode_card_dual", "decode_card", "PROTOCOL_VERSION_0
 PROTOCOL_VERSION_0_3 = "0.3.0"
 
 _T = TypeVar("_T")
-JSON = dict[str, Any]
+_JSON = dict[str, Any]
 
 #: model class -> (1.0 wrapper member, 0.3 ``type``)
 _SCHEME_KINDS: Mapping[type, tuple[str, str]] = {
@@ -133,7 +136,7 @@ _FLOW_URLS = (
 # -- encoding: shared pieces ----------------------------------------------------------
 
 
-def encode_card(card: AgentCard, version: str) -> JSON:
+def encode_card(card: AgentCard, version: str) -> _JSON:
     """The card as ``version`` ("0.3" or "1.0"; patch levels ignored) expects it."""
     if _major_minor(version) == "1.0":
         return _encode_v1(card)
@@ -148,19 +151,19 @@ def _major_minor(version: str) -> str | None:
     return f"{int(match[1])}.{int(match[2])}" if match else None
 
 
-def _put(obj: JSON, key: str, value: Any) -> None:
+def _put(obj: _JSON, key: str, value: Any) -> None:
     """Set ``key`` unless ``value`` is None: optional members are omitted, not null."""
     if value is not None:
         obj[key] = value
 
 
-def _put_list(obj: JSON, key: str, values: Sequence[Any]) -> None:
+def _put_list(obj: _JSON, key: str, values: Sequence[Any]) -> None:
     """Set ``key`` to a list unless empty (ProtoJSON omits empty repeated fields)."""
     if values:
         obj[key] = list(values)
 
 
-def _common(card: AgentCard) -> JSON:
+def _common(card: AgentCard) -> _JSON:
     """The members both versions spell the same way, in schema order."""
     if not card.supported_interfaces:
         raise ValueError("an Agent Card needs at least one interface to be published")
@@ -171,7 +174,7 @@ def _common(card: AgentCard) -> JSON:
     }
 
 
-def _tail(card: AgentCard, doc: JSON) -> None:
+def _tail(card: AgentCard, doc: _JSON) -> None:
     """Add the optional members both versions spell the same way."""
     doc["defaultInputModes"] = list(card.default_input_modes)
     doc["defaultOutputModes"] = list(card.default_output_modes)
@@ -182,15 +185,15 @@ def _tail(card: AgentCard, doc: JSON) -> None:
     _put_list(doc, "signatures", [_signature(s) for s in card.signatures])
 
 
-def _signature(sig: AgentCardSignature) -> JSON:
-    out: JSON = {"protected": sig.protected, "signature": sig.signature}
+def _signature(sig: AgentCardSignature) -> _JSON:
+    out: _JSON = {"protected": sig.protected, "signature": sig.signature}
     _put(out, "header", None if sig.header is None else dict(sig.header))
     return out
 
 
-def _extension(ext: AgentExtension) -> JSON:
+def _extension(ext: AgentExtension) -> _JSON:
     """``required`` is written only when true: false is the default in both versions."""
-    out: JSON = {"uri": ext.uri}
+    out: _JSON = {"uri": ext.uri}
     _put(out, "description", ext.description)
     if ext.required:
         out["required"] = True
@@ -198,8 +201,8 @@ def _extension(ext: AgentExtension) -> JSON:
     return out
 
 
-def _skill_base(skill: AgentSkill) -> JSON:
-    out: JSON = {
+def _skill_base(skill: AgentSkill) -> _JSON:
+    out: _JSON = {
         "id": skill.id,
         "name": skill.name,
         "description": skill.description,
@@ -211,9 +214,9 @@ def _skill_base(skill: AgentSkill) -> JSON:
     return out
 
 
-def _scheme_body(scheme: SecurityScheme, version: str) -> JSON:
+def _scheme_body(scheme: SecurityScheme, version: str) -> _JSON:
     """A scheme's own members; only the API key location is spelled differently."""
-    body: JSON = {}
+    body: _JSON = {}
     if isinstance(scheme, APIKeySecurityScheme):
         body["location" if version == "1.0" else "in"] = scheme.location
         body["name"] = scheme.name
@@ -229,9 +232,9 @@ def _scheme_body(scheme: SecurityScheme, version: str) -> JSON:
     return body
 
 
-def _flow(kind: str, flow: OAuthFlow, version: str) -> JSON:
+def _flow(kind: str, flow: OAuthFlow, version: str) -> _JSON:
     """One flow with the members its kind has; required URLs become "" when unset."""
-    out: JSON = {}
+    out: _JSON = {}
     for attr, wire, required in _FLOW_KINDS[kind][1]:
         value = getattr(flow, attr)
         _put(out, wire, "" if value is None and required else value)
@@ -250,7 +253,7 @@ def _set_flows(flows: OAuthFlows) -> list[tuple[str, OAuthFlow]]:
 # -- encoding: 1.0 ----------------------------------------------------------------------
 
 
-def _encode_v1(card: AgentCard) -> JSON:
+def _encode_v1(card: AgentCard) -> _JSON:
     doc = _common(card)
     doc["supportedInterfaces"] = [_interface_v1(i) for i in card.supported_interfaces]
     doc["capabilities"] = _capabilities_v1(card.capabilities)
@@ -262,8 +265,8 @@ def _encode_v1(card: AgentCard) -> JSON:
     return doc
 
 
-def _interface_v1(interface: AgentInterface) -> JSON:
-    out: JSON = {
+def _interface_v1(interface: AgentInterface) -> _JSON:
+    out: _JSON = {
         "url": interface.url,
         "protocolBinding": interface.protocol_binding,
         "protocolVersion": interface.protocol_version,
@@ -272,9 +275,9 @@ def _interface_v1(interface: AgentInterface) -> JSON:
     return out
 
 
-def _capabilities_v1(caps: AgentCapabilities) -> JSON:
+def _capabilities_v1(caps: AgentCapabilities) -> _JSON:
     """1.0 capabilities: ``stateTransitionHistory`` no longer exists and is dropped."""
-    out: JSON = {}
+    out: _JSON = {}
     _put(out, "streaming", caps.streaming)
     _put(out, "pushNotifications", caps.push_notifications)
     _put_list(out, "extensions", [_extension(e) for e in caps.extensions])
@@ -282,7 +285,7 @@ def _capabilities_v1(caps: AgentCapabilities) -> JSON:
     return out
 
 
-def _skill_v1(skill: AgentSkill) -> JSON:
+def _skill_v1(skill: AgentSkill) -> _JSON:
     out = _skill_base(skill)
     _put_list(
         out, "securityRequirements", [_requirement_v1(r) for r in skill.security_requirements]
@@ -290,12 +293,12 @@ def _skill_v1(skill: AgentSkill) -> JSON:
     return out
 
 
-def _scheme_v1(scheme: SecurityScheme) -> JSON:
+def _scheme_v1(scheme: SecurityScheme) -> _JSON:
     """The ProtoJSON oneof: one member named after the scheme's kind."""
     return {_SCHEME_KINDS[type(scheme)][0]: _scheme_body(scheme, "1.0")}
 
 
-def _flows_v1(flows: OAuthFlows) -> JSON:
+def _flows_v1(flows: OAuthFlows) -> _JSON:
     """1.0 ``OAuthFlows`` is a oneof, so only the first set flow survives."""
     pairs = _set_flows(flows)
     if not pairs:
@@ -304,14 +307,14 @@ def _flows_v1(flows: OAuthFlows) -> JSON:
     return {_FLOW_KINDS[kind][0]: _flow(kind, flow, "1.0")}
 
 
-def _requirement_v1(requirement: SecurityRequirement) -> JSON:
+def _requirement_v1(requirement: SecurityRequirement) -> _JSON:
     return {"schemes": {name: {"list": list(scopes)} for name, scopes in requirement.items()}}
 
 
 # -- encoding: 0.3 ----------------------------------------------------------------------
 
 
-def _encode_v0_3(card: AgentCard) -> JSON:
+def _encode_v0_3(card: AgentCard) -> _JSON:
     doc = _common(card)
     doc["protocolVersion"] = PROTOCOL_VERSION_0_3
     doc.update(_endpoints_v0_3(card.supported_interfaces))
@@ -326,11 +329,11 @@ def _encode_v0_3(card: AgentCard) -> JSON:
     return doc
 
 
-def _endpoints_v0_3(interfaces: Sequence[AgentInterface]) -> JSON:
+def _endpoints_v0_3(interfaces: Sequence[AgentInterface]) -> _JSON:
     """``url``, ``preferredTransport`` and ``additionalInterfaces`` (see module docstring)."""
     group = [i for i in interfaces if i.protocol_version.startswith("0.")] or list(interfaces)
     main = next((i for i in group if i.protocol_binding == "JSONRPC"), group[0])
-    out: JSON = {"url": main.url, "preferredTransport": main.protocol_binding}
+    out: _JSON = {"url": main.url, "preferredTransport": main.protocol_binding}
     pairs = _unique((i.url, i.protocol_binding) for i in [main, *group])
     if len(pairs) > 1:
         out["additionalInterfaces"] = [{"url": u, "transport": t} for u, t in pairs]
@@ -346,9 +349,9 @@ def _unique(items: Iterable[_T]) -> list[_T]:
     return seen
 
 
-def _capabilities_v0_3(caps: AgentCapabilities) -> JSON:
+def _capabilities_v0_3(caps: AgentCapabilities) -> _JSON:
     """0.3 capabilities; the extended-card flag lives at the card's top level."""
-    out: JSON = {}
+    out: _JSON = {}
     _put(out, "streaming", caps.streaming)
     _put(out, "pushNotifications", caps.push_notifications)
     _put(out, "stateTransitionHistory", caps.state_transition_history)
@@ -356,18 +359,18 @@ def _capabilities_v0_3(caps: AgentCapabilities) -> JSON:
     return out
 
 
-def _skill_v0_3(skill: AgentSkill) -> JSON:
+def _skill_v0_3(skill: AgentSkill) -> _JSON:
     out = _skill_base(skill)
     _put_list(out, "security", [_requirement_v0_3(r) for r in skill.security_requirements])
     return out
 
 
-def _scheme_v0_3(scheme: SecurityScheme) -> JSON:
+def _scheme_v0_3(scheme: SecurityScheme) -> _JSON:
     """OpenAPI style: a ``type`` member beside the scheme's own members."""
     return {"type": _SCHEME_KINDS[type(scheme)][1], **_scheme_body(scheme, "0.3")}
 
 
-def _flows_v0_3(flows: OAuthFlows) -> JSON:
+def _flows_v0_3(flows: OAuthFlows) -> _JSON:
     """0.3 may list several flows but knows no ``deviceCode``, which is dropped."""
     return {
         _FLOW_KINDS[kind][0]: _flow(kind, flow, "0.3")
@@ -376,14 +379,14 @@ def _flows_v0_3(flows: OAuthFlows) -> JSON:
     }
 
 
-def _requirement_v0_3(requirement: SecurityRequirement) -> JSON:
+def _requirement_v0_3(requirement: SecurityRequirement) -> _JSON:
     return {name: list(scopes) for name, scopes in requirement.items()}
 
 
 # -- encoding: dual ---------------------------------------------------------------------
 
 
-def encode_card_dual(card: AgentCard) -> JSON:
+def encode_card_dual(card: AgentCard) -> _JSON:
     """One document for 0.3 and 1.0 readers alike (the module docstring says how)."""
     doc = _encode_v1(card)
     doc.update(_endpoints_v0_3(card.supported_interfaces))
