@@ -79,7 +79,7 @@ def _card_codec() -> Any:
 
 
 def _decode_card(data: Any, path: str) -> AgentCard:
-    card: AgentCard = _card_codec().decode_card(data)
+    card: AgentCard = _card_codec().decode_card(data, path=path)
     return card
 
 

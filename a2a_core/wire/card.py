@@ -607,9 +607,11 @@ def _signature_in(value: Any, path: str) -> AgentCardSignature:
 
 def _skill(value: Any, path: str) -> AgentSkill:
     obj = _object(value, path)
+    # Seed cards may carry name-only skills; the name then serves as the id.
+    name = _required(obj, "name", path)
     return AgentSkill(
-        id=_required(obj, "id", path),
-        name=_required(obj, "name", path),
+        id=_str(obj, "id", path) or name,
+        name=name,
         security_requirements=_requirements(obj, path),
         **_kwargs(
             description=_str(obj, "description", path),

@@ -697,7 +697,7 @@ BAD = [
     (["skills"], KeyError, "skills"),
     (["skills"], {}, "skills"),
     (["skills", 0], "s", "skills[0]"),
-    (["skills", 0, "id"], KeyError, "skills[0].id"),
+    (["skills", 0, "id"], 7, "skills[0].id"),
     (["skills", 0, "tags"], [1], "skills[0].tags[0]"),
     (["capabilities"], [], "capabilities"),
     (["capabilities", "streaming"], "yes", "capabilities.streaming"),
@@ -753,3 +753,23 @@ def test_a_card_must_be_an_object(data: Any) -> None:
     with pytest.raises(InvalidParamsError) as info:
         decode_card(data, path="result")
     assert list(info.value.field_violations) == ["result"]
+
+
+def test_a_name_only_skill_takes_its_name_as_id() -> None:
+    """Seed cards carry name-only skills ("echo!" -> tool ``Calc_Agent_echo_``)."""
+    doc = copy.deepcopy(GOOD)
+    del doc["skills"][0]["id"]
+    skill = decode_card(doc).skills[0]
+    assert skill.id == skill.name == doc["skills"][0]["name"]
+
+
+def test_security_scopes_given_as_lists_equal_their_decoded_form() -> None:
+    from a2a_core.models import AgentCard, AgentInterface, AgentSkill
+
+    card = AgentCard(
+        name="n",
+        supported_interfaces=[AgentInterface(url="https://h/a2a")],
+        skills=[AgentSkill(id="s", name="s", security_requirements=[{"oauth": ["read"]}])],
+        security_requirements=[{"oauth": ["read", "write"]}],
+    )
+    assert decode_card(encode_card(card, "1.0")) == card
