@@ -36,7 +36,7 @@ from .overrides import (
 )
 from .runtime import Runtime
 from .serve import ServerHandle, run_gunicorn, serve
-from .stores import MemoryTaskStore
+from .stores import MemoryTaskStore, SQLiteTaskStore, TaskStore, open_store
 
 __all__ = [
     "A2AApp",
@@ -52,6 +52,9 @@ __all__ = [
     "reject",
     "Runtime",
     "MemoryTaskStore",
+    "SQLiteTaskStore",
+    "TaskStore",
+    "open_store",
     "serve",
     "ServerHandle",
     "run_gunicorn",

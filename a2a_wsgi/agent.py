@@ -333,6 +333,9 @@ class Agent:
     version: ClassVar[str] = "0.1.0"
     skills: ClassVar[Sequence[AgentSkill]] = ()
     card_fields: ClassVar[Mapping[str, Any]] = {}
+    #: Safe to run again from the start when the worker running it died
+    #: (its lease expired)? When False the task ends FAILED instead.
+    rerun_on_worker_loss: ClassVar[bool] = False
 
     def handle_message(self, message: Message, context: AgentContext) -> Outcome | str | None:
         """Answer ``message``; ``context.history`` ends with it."""

@@ -39,6 +39,9 @@ class A2AApp:
     request with :func:`~a2a_wsgi.overrides.put_base_url`. ``agent_card_opts``
     overrides card fields by name; ``capabilities`` may be a mapping merged
     into the agent's capabilities (e.g. ``{"push_notifications": True}``).
+    ``store`` is a TaskStore or a URL ("memory", "sqlite:///path",
+    "postgresql://…"; None reads ``$A2A_STORE``, else memory); ``runtime_options``
+    go to :class:`~a2a_wsgi.runtime.Runtime` (lease_seconds, retention, …).
     """
 
     def __init__(self, agent: Any, *, base_url: str | None = None,
@@ -51,13 +54,15 @@ class A2AApp:
                  max_body_bytes: int = 1_048_576, max_json_depth: int = 64, max_parts: int = 256,
                  max_workers: int = 8,
                  extended_card: Callable[..., AgentCard] | None = None,
-                 on_transition: Callable[..., None] | None = None) -> None:
+                 on_transition: Callable[..., None] | None = None,
+                 runtime_options: Mapping[str, Any] | None = None) -> None:
         self.base_url = base_url
         self.max_body_bytes = max_body_bytes
         self.runtime = Runtime(agent, store=store, max_workers=max_workers,
                                on_transition=on_transition, resubscribe_timeout=resubscribe_timeout,
                                heartbeat_interval=heartbeat_interval, extended_card=extended_card,
-                               push_enabled=_declares_push(agent_card_opts))
+                               push_enabled=_declares_push(agent_card_opts),
+                               **dict(runtime_options or {}))
         self.card = _apply_card_opts(self.runtime.agent_card(), agent_card_opts)
         service = cast(A2AService, _CardService(self.runtime, self.card))
         self.dispatcher = Dispatcher(

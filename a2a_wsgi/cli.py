@@ -7,6 +7,7 @@ The ``a2a`` command (:mod:`a2a_client.cli`) delegates ``a2a serve …`` here;
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -26,7 +27,9 @@ def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
                         help="the WSGI app to serve, e.g. examples.echo:app")
     parser.add_argument("-b", "--bind", default="127.0.0.1:8000", help="HOST:PORT to listen on")
     parser.add_argument("-w", "--workers", type=int, default=GUNICORN_DEFAULTS["workers"],
-                        help="worker processes (the in-memory task store is per process: keep 1)")
+                        help="worker processes; with more than 1, apps that name no store use "
+                             "SQLite ($A2A_STORE, default sqlite:// = $A2A_DB or "
+                             "./a2a-tasks.sqlite3)")
     parser.add_argument("--threads", type=int, default=GUNICORN_DEFAULTS["threads"],
                         help="threads per worker; each open SSE stream holds one")
     parser.add_argument("--timeout", type=int, default=GUNICORN_DEFAULTS["timeout"],
@@ -54,6 +57,9 @@ def serve_main(argv: Sequence[str]) -> int:
     except ValueError as exc:
         print(f"a2a serve: {exc}", file=sys.stderr)
         return 2
+    if options.workers > 1:
+        # Workers must share tasks: apps created with store=None read $A2A_STORE.
+        os.environ.setdefault("A2A_STORE", "sqlite://")
     sys.path.insert(0, ".")  # gunicorn does the same, so `examples.echo:app` resolves from cwd
     run_gunicorn(
         options.target,

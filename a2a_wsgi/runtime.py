@@ -38,13 +38,15 @@ import base64
 import binascii
 import json
 import logging
+import os
+import socket
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from functools import partial
 from typing import Any
 
@@ -109,15 +111,38 @@ from .agent import (
     as_outcome,
     to_parts,
 )
-from .stores import ConflictError, MemoryTaskStore, StoredTask, TaskCursor, TaskStore, sort_key
+from .stores import (
+    ConflictError,
+    EventsExpiredError,
+    MemoryTaskStore,
+    OutboxEntry,
+    StoredTask,
+    TaskCursor,
+    TaskStore,
+    open_store,
+    sort_key,
+)
 
-__all__ = ["Runtime", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE"]
+__all__ = ["Runtime", "PushPlanner", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "DEFAULT_LEASE_SECONDS"]
 
 log = logging.getLogger("a2a_wsgi.runtime")
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 _CAS_RETRIES = 100
+DEFAULT_LEASE_SECONDS = 30.0
+_PURGE_EVERY = 60.0
+
+#: (owner, tenant): every task query is scoped by both.
+_Scope = tuple["str | None", "str | None"]
+
+#: push_planner(task after the save, [(seq, event), ...], the task's push configs) -> entries.
+PushPlanner = Callable[
+    [Task, "Sequence[tuple[int, StreamEvent]]", "Sequence[TaskPushNotificationConfig]"],
+    "Sequence[OutboxEntry]",
+]
+
+LOST_WORKER_REASON = "the worker running this task stopped (lease expired)"
 
 #: A change function: the task as read -> the new task and the events it produced.
 _Change = Callable[[Task], "tuple[Task, tuple[StreamEvent, ...]]"]
@@ -137,6 +162,37 @@ def _utc_now() -> datetime:
 
 def _random_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex}"
+
+
+def _worker_id() -> str:
+    """Unique per process (and per fork): host, pid and a random suffix."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _call_payload(call: CallContext) -> bytes:
+    """What a re-run on another worker needs of the call: its metadata, when it is JSON."""
+    try:
+        return json.dumps({"metadata": dict(call.metadata or {})}).encode()
+    except (TypeError, ValueError):
+        return b"{}"
+
+
+def _payload_metadata(payload: bytes) -> dict[str, Any] | None:
+    try:
+        data = json.loads(payload or b"{}")
+    except ValueError:
+        return None
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    return metadata if isinstance(metadata, dict) and metadata else None
+
+
+def _replay_gap(err: EventsExpiredError) -> UnsupportedOperationError:
+    """A stream cursor older than the retained log: say so, never skip events silently."""
+    return UnsupportedOperationError(
+        f"Events of task {err.task_id} after #{err.after_seq} are no longer available "
+        f"(the log now starts after #{err.floor}); get the task and subscribe again "
+        "without Last-Event-ID"
+    )
 
 
 def _default_owner(identity: Any) -> str | None:
@@ -173,7 +229,7 @@ class _Run:
         *,
         task_id: str,
         context_id: str,
-        owner: str | None,
+        scope: _Scope,
         message: Message,
         history: tuple[Message, ...],
         is_new: bool,
@@ -181,8 +237,10 @@ class _Run:
         push: PushNotificationConfig | None,
         snapshot: StoredTask | None = None,
     ) -> None:
-        self.task_id, self.context_id, self.owner = task_id, context_id, owner
-        self.message, self.is_new, self.push = message, is_new, push
+        self.task_id, self.context_id, self.scope = task_id, context_id, scope
+        self.message, self.is_new, self.push, self.call = message, is_new, push, call
+        #: True while this process holds the task's work lease for this run.
+        self.leased = False
         self.cond = threading.Condition()
         #: Set when the streaming client went away: stop consuming the agent's iterator.
         self.detached = threading.Event()
@@ -251,9 +309,29 @@ class Runtime:
         extended_card: Callable[[CallContext], AgentCard] | None = None,
         push_enabled: bool = False,
         owner_key: Callable[[Any], str | None] | None = None,
+        lease_seconds: float | None = None,
+        poll_interval: float = 0.5,
+        push_planner: PushPlanner | None = None,
+        retention: timedelta | None = None,
+        max_history: int | None = None,
+        max_artifacts: int | None = None,
+        rerun_attempts: int = 3,
     ) -> None:
         self.agent = agent
-        self.store: TaskStore = store if store is not None else MemoryTaskStore()
+        self.store: TaskStore = open_store(store)
+        shared = not isinstance(self.store, MemoryTaskStore)
+        #: Work leases (and the keeper thread) only matter when other processes share the store.
+        self._lease_seconds = (lease_seconds if lease_seconds is not None
+                               else DEFAULT_LEASE_SECONDS if shared else None)
+        self._poll_interval = poll_interval
+        self._push_planner = push_planner
+        self._retention = retention
+        self._max_history, self._max_artifacts = max_history, max_artifacts
+        self._rerun_attempts = rerun_attempts
+        self._keeper: threading.Thread | None = None
+        self._keeper_pid = 0
+        self._worker = ""
+        self._stopping = threading.Event()
         self._clock = clock or _utc_now
         self._new_id = id_factory or _random_id
         self._on_transition = on_transition
@@ -267,8 +345,22 @@ class Runtime:
         self._card = self._build_card(push_enabled)
 
     def close(self, *, wait: bool = False) -> None:
-        """Stop taking work; running agents finish unless the process exits."""
+        """Stop taking work and the lease keeper; running agents finish unless the process exits."""
+        self._stopping.set()
         self._pool.shutdown(wait=wait, cancel_futures=True)
+        keeper = self._keeper
+        if wait and keeper is not None and keeper.is_alive() and self._keeper_pid == os.getpid():
+            keeper.join(timeout=5)
+
+    @property
+    def worker_id(self) -> str:
+        """This process's name in the lease table (a forked worker gets its own)."""
+        if not self._worker or self._keeper_pid != os.getpid():
+            self._worker, self._keeper_pid, self._keeper = _worker_id(), os.getpid(), None
+        return self._worker
+
+    def _scope(self, ctx: CallContext) -> _Scope:
+        return (self._owner_key(ctx.identity), ctx.tenant)
 
     # -- cards -------------------------------------------------------------------------
 
@@ -319,7 +411,7 @@ class Runtime:
 
     def _begin(self, request: SendMessageRequest, ctx: CallContext) -> _Run:
         """A run for a new task, or a continuation already applied to its task."""
-        owner = self._owner_key(ctx.identity)
+        scope = self._scope(ctx)
         config = request.configuration
         push = config.push_notification_config if config is not None else None
         msg = request.message
@@ -327,16 +419,16 @@ class Runtime:
             task_id = self._new_id("tsk")
             context_id = msg.context_id or self._new_id("ctx")
             bound = replace(msg, task_id=task_id, context_id=context_id)
-            run = _Run(task_id=task_id, context_id=context_id, owner=owner, message=bound,
+            run = _Run(task_id=task_id, context_id=context_id, scope=scope, message=bound,
                        history=(bound,), is_new=True, call=ctx, push=push)
         else:
-            run = self._continue(msg, msg.task_id, owner, ctx, push)
+            run = self._continue(msg, msg.task_id, scope, ctx, push)
         run.context.updater = _RunUpdater(self, run)
         self._register(run)
         return run
 
     def _continue(
-        self, msg: Message, task_id: str, owner: str | None, ctx: CallContext,
+        self, msg: Message, task_id: str, scope: _Scope, ctx: CallContext,
         push: PushNotificationConfig | None,
     ) -> _Run:
         """Append the user's message and move the task to WORKING (Rule 3)."""
@@ -349,11 +441,11 @@ class Runtime:
                 )
             return self._status_change(TaskState.WORKING)(append_message(task, msg))
 
-        stored = self._update(task_id, owner, change)
+        stored = self._update(task_id, scope, change)
         task = stored.task
         if push is not None:
             self._put_push(task.id, push, ctx.tenant)
-        return _Run(task_id=task.id, context_id=task.context_id, owner=owner,
+        return _Run(task_id=task.id, context_id=task.context_id, scope=scope,
                     message=task.history[-1], history=tuple(task.history), is_new=False,
                     call=ctx, push=None, snapshot=stored)
 
@@ -370,13 +462,14 @@ class Runtime:
             raise run.error
         if run.reply is not None:
             return run.reply
-        return self._visible(run.task_id, run.owner)
+        return self._visible(run.task_id, run.scope)
 
     # -- running the agent -------------------------------------------------------------
 
     def _execute(self, run: _Run) -> None:
         """Run handle_message and apply its outcome; never raises (Rule 4)."""
         try:
+            self._take_lease(run)
             if run.created:
                 self._ensure_working(run)
             self._apply_outcome(run, self._call_agent(run))
@@ -485,6 +578,12 @@ class Runtime:
         sent.append(part)
 
     def _finish(self, run: _Run) -> None:
+        if run.leased:
+            run.leased = False
+            try:
+                self.store.release_lease(run.task_id, self.worker_id)
+            except Exception:
+                log.exception("could not release the lease of task %s", run.task_id)
         with run.cond:
             run.done = True
             run.cond.notify_all()
@@ -531,7 +630,8 @@ class Runtime:
             return
         task = new_task(task_id=run.task_id, context_id=run.context_id, message=run.message,
                         timestamp=self._clock())
-        version = self.store.save(task, expected_version=None, owner=run.owner)
+        owner, tenant = run.scope
+        version = self.store.save(task, expected_version=None, owner=owner, tenant=tenant)
         self._committed(None, task)
         if run.push is not None:
             self._put_push(task.id, run.push, None)
@@ -554,9 +654,9 @@ class Runtime:
     def _apply_late(self, run: _Run, change: _Change) -> None:
         """Apply an agent-side change; drop it when the task became terminal meanwhile."""
         try:
-            self._update(run.task_id, run.owner, change)
+            self._update(run.task_id, run.scope, change)
         except (InvalidTransitionError, UnsupportedOperationError):
-            current = self.store.get(run.task_id, owner=run.owner)
+            current = self.store.get(run.task_id, owner=run.scope[0], tenant=run.scope[1])
             if current is None or not current.status.state.is_terminal:
                 raise
             log.debug("task %s is %s: update dropped", run.task_id, current.status.state.value)
@@ -617,23 +717,46 @@ class Runtime:
 
     # -- the store ----------------------------------------------------------------------
 
-    def _update(self, task_id: str, owner: str | None, change: _Change) -> StoredTask:
+    def _update(self, task_id: str, scope: _Scope, change: _Change) -> StoredTask:
         """Read, change, compare-and-set; retry on conflict (Rule 1)."""
         for _ in range(_CAS_RETRIES):
-            stored = self.store.load(task_id, owner=owner)
+            stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
             if stored is None:
                 raise TaskNotFoundError(f"Task {task_id} not found")
             updated, events = change(stored.task)
             if updated is stored.task and not events:
                 return stored
+            updated = self._bounded(updated)
+            outbox = self._plan_push(updated, stored.event_seq, events)
             try:
                 version = self.store.save(updated, expected_version=stored.version,
-                                          owner=owner, events=events)
+                                          owner=scope[0], tenant=scope[1], events=events,
+                                          outbox=outbox)
             except ConflictError:
                 continue
             self._committed(stored.task, updated)
             return StoredTask(updated, version, stored.event_seq + len(events))
         raise RuntimeError(f"task {task_id} kept changing; gave up after {_CAS_RETRIES} tries")
+
+    def _bounded(self, task: Task) -> Task:
+        """Keep the newest ``max_history`` messages and ``max_artifacts`` artifacts."""
+        if self._max_history is not None and len(task.history) > self._max_history:
+            task = replace(task, history=task.history[len(task.history) - self._max_history:])
+        if self._max_artifacts is not None and len(task.artifacts) > self._max_artifacts:
+            task = replace(task,
+                           artifacts=task.artifacts[len(task.artifacts) - self._max_artifacts:])
+        return task
+
+    def _plan_push(self, task: Task, last_seq: int,
+                   events: Sequence[StreamEvent]) -> Sequence[OutboxEntry]:
+        """Outbox entries for these events, saved with them (configs read only with a planner)."""
+        if self._push_planner is None or not events:
+            return ()
+        configs = self.store.list_push_configs(task.id)
+        if not configs:
+            return ()
+        numbered = [(last_seq + n, event) for n, event in enumerate(events, 1)]
+        return tuple(self._push_planner(task, numbered, configs))
 
     def _committed(self, old: Task | None, new: Task) -> None:
         """After a save: report the transition, wake this process's streams."""
@@ -654,8 +777,8 @@ class Runtime:
         except Exception:
             log.exception("on_transition hook raised")
 
-    def _visible(self, task_id: str, owner: str | None) -> Task:
-        task = self.store.get(task_id, owner=owner)
+    def _visible(self, task_id: str, scope: _Scope) -> Task:
+        task = self.store.get(task_id, owner=scope[0], tenant=scope[1])
         if task is None:
             raise TaskNotFoundError(f"Task {task_id} not found")
         return task
@@ -675,6 +798,157 @@ class Runtime:
     def _runs_of(self, task_id: str) -> list[_Run]:
         with self._lock:
             return list(self._runs.get(task_id, ()))
+
+    # -- leases, cancels from other workers, lost workers ------------------------------
+    #
+    # While a run executes, this process holds the task's lease and a keeper
+    # thread (one per process) renews it every lease/3 seconds. The same thread
+    # polls the store for runs whose task became terminal elsewhere (a cancel
+    # on another worker, or a reaper that took the lease over) and sets their
+    # ``cancelled`` flag; and it reaps expired leases of dead workers: their
+    # tasks are failed (or re-run, when the agent says that is safe), with the
+    # final event in the log so every subscriber, on any worker, hears it.
+
+    def _take_lease(self, run: _Run) -> None:
+        if self._lease_seconds is None:
+            return
+        self._ensure_keeper()
+        now = _utc_now()
+        owner, tenant = run.scope
+        run.leased = self.store.acquire_lease(
+            run.task_id, self.worker_id, now + timedelta(seconds=self._lease_seconds), now=now,
+            owner=owner, tenant=tenant, payload=_call_payload(run.call))
+        if not run.leased:
+            log.warning("task %s is leased by another worker; running it anyway", run.task_id)
+
+    def _ensure_keeper(self) -> None:
+        """Start this process's keeper thread once (again after a fork)."""
+        worker = self.worker_id
+        with self._lock:
+            if self._keeper is not None or self._stopping.is_set():
+                return
+            self._keeper = threading.Thread(target=self._keep, args=(worker,), daemon=True,
+                                            name="a2a-lease-keeper")
+            self._keeper.start()
+
+    def start_keeper(self) -> None:
+        """Start renewing, watching and reaping now rather than at the first run."""
+        if self._lease_seconds is not None:
+            self._ensure_keeper()
+
+    def _keep(self, worker: str) -> None:
+        assert self._lease_seconds is not None
+        renew_every = self._lease_seconds / 3
+        last_renew = last_reap = last_purge = 0.0
+        while not self._stopping.wait(self._poll_interval):
+            if self._keeper_pid != os.getpid():
+                return
+            now = time.monotonic()
+            try:
+                self._watch_cancels()
+                if now - last_renew >= renew_every:
+                    last_renew = now
+                    self._renew(worker)
+                if now - last_reap >= min(renew_every, 5.0):
+                    last_reap = now
+                    self.reap()
+                if self._retention is not None and now - last_purge >= _PURGE_EVERY:
+                    last_purge = now
+                    self.store.purge(self._clock() - self._retention)
+            except Exception:
+                log.exception("lease keeper pass failed; retrying")
+
+    def _leased_runs(self) -> list[_Run]:
+        with self._lock:
+            return [run for runs in self._runs.values() for run in runs if run.leased]
+
+    def _watch_cancels(self) -> None:
+        """Stop runs whose task another worker ended (a cancel is a stored CANCELED state)."""
+        runs = self._leased_runs()
+        if not runs:
+            return
+        finished = self.store.finished_among(sorted({run.task_id for run in runs}))
+        for run in runs:
+            if run.task_id in finished and not run.cancelled.is_set():
+                run.cancelled.set()
+                run.poke()
+
+    def _renew(self, worker: str) -> None:
+        runs = self._leased_runs()
+        if not runs:
+            return
+        assert self._lease_seconds is not None
+        until = _utc_now() + timedelta(seconds=self._lease_seconds)
+        kept = self.store.renew_leases(worker, sorted({run.task_id for run in runs}), until)
+        for run in runs:
+            if run.task_id not in kept and run.leased:
+                log.warning("lost the lease of task %s; stopping its agent", run.task_id)
+                run.leased = False
+                run.cancelled.set()
+                run.poke()
+
+    def reap(self) -> int:
+        """Take over expired leases: fail their tasks, or re-run them; the number handled."""
+        if self._lease_seconds is None:
+            return 0
+        handled = 0
+        now = _utc_now()
+        mine = {run.task_id for run in self._leased_runs()}
+        for lease in self.store.expired_leases(now):
+            if lease.task_id in mine:
+                continue  # ours, just late: the next renewal extends it
+            until = now + timedelta(seconds=self._lease_seconds)
+            if not self.store.acquire_lease(lease.task_id, self.worker_id, until, now=now,
+                                            owner=lease.owner, tenant=lease.tenant,
+                                            payload=lease.payload):
+                continue  # another worker's reaper won
+            handled += 1
+            try:
+                self._recover(lease.task_id, (lease.owner, lease.tenant), lease.attempts,
+                              lease.payload)
+            except Exception:
+                log.exception("could not recover task %s", lease.task_id)
+                self.store.release_lease(lease.task_id, self.worker_id)
+        return handled
+
+    def _recover(self, task_id: str, scope: _Scope, attempts: int, payload: bytes) -> None:
+        """A dead worker's task: re-run it when the agent allows, else fail it."""
+        stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
+        if stored is None or stored.task.status.state.is_terminal:
+            self.store.release_lease(task_id, self.worker_id)
+            return
+        rerun = self.agent.rerun_on_worker_loss
+        if rerun and attempts <= self._rerun_attempts:
+            log.warning("re-running task %s after its worker was lost (attempt %d)",
+                        task_id, attempts)
+            self._rerun(stored, scope, payload)
+            return
+        log.warning("failing task %s: %s", task_id, LOST_WORKER_REASON)
+        message = Message(message_id=self._new_id("msg"), role=Role.AGENT,
+                          parts=to_parts(f"Error: {LOST_WORKER_REASON}"), task_id=task_id,
+                          context_id=stored.task.context_id)
+        fail = self._status_change(TaskState.FAILED, message)
+
+        def change(task: Task) -> tuple[Task, tuple[StreamEvent, ...]]:
+            return (task, ()) if task.status.state.is_terminal else fail(task)
+
+        try:
+            self._update(task_id, scope, change)
+        finally:
+            self.store.release_lease(task_id, self.worker_id)
+
+    def _rerun(self, stored: StoredTask, scope: _Scope, payload: bytes) -> None:
+        task = stored.task
+        users = [m for m in task.history if m.role is Role.USER]
+        message = users[-1] if users else task.history[-1]
+        call = CallContext(version="1.0", metadata=_payload_metadata(payload),
+                           identity=scope[0], tenant=scope[1])
+        run = _Run(task_id=task.id, context_id=task.context_id, scope=scope, message=message,
+                   history=tuple(task.history), is_new=False, call=call, push=None,
+                   snapshot=stored)
+        run.context.updater = _RunUpdater(self, run)
+        self._register(run)
+        self._submit(run)
 
     # -- streams ------------------------------------------------------------------------
 
@@ -704,7 +978,10 @@ class Runtime:
         while True:
             with run.cond:
                 ticks, done = run.ticks, run.done
-            batch = self.store.events_after(run.task_id, after)
+            try:
+                batch = self.store.events_after(run.task_id, after)
+            except EventsExpiredError as err:
+                raise _replay_gap(err) from None
             for seq, event in batch:
                 after = seq
                 yield OutboundEvent(event, str(seq))
@@ -731,8 +1008,8 @@ class Runtime:
         With ``Last-Event-ID`` (a sequence number we sent) the snapshot is skipped
         and the log is replayed from there, even for a task that has since ended.
         """
-        owner = self._owner_key(ctx.identity)
-        stored = self.store.load(request.id, owner=owner)
+        owner, tenant = self._scope(ctx)
+        stored = self.store.load(request.id, owner=owner, tenant=tenant)
         if stored is None:
             raise TaskNotFoundError(f"Task {request.id} not found")
         resume = _parse_seq(ctx.last_event_id)
@@ -743,6 +1020,12 @@ class Runtime:
         return self._follow(stored, resume)
 
     def _follow(self, stored: StoredTask, resume: int | None) -> Iterator[StreamItem]:
+        try:
+            yield from self._follow_log(stored, resume)
+        except EventsExpiredError as err:
+            raise _replay_gap(err) from None
+
+    def _follow_log(self, stored: StoredTask, resume: int | None) -> Iterator[StreamItem]:
         task_id = stored.task.id
         if resume is None:
             after = stored.event_seq
@@ -773,7 +1056,7 @@ class Runtime:
     # -- reading and canceling ----------------------------------------------------------
 
     def get_task(self, task_id: str, ctx: CallContext) -> Task:
-        return self._visible(task_id, self._owner_key(ctx.identity))
+        return self._visible(task_id, self._scope(ctx))
 
     def list_tasks(self, request: ListTasksRequest, ctx: CallContext) -> ListTasksResponse:
         """Newest first by status timestamp; the page token is an opaque cursor."""
@@ -785,7 +1068,7 @@ class Runtime:
             )
         cursor = _decode_token(request.page_token) if request.page_token else None
         tasks, total = self.store.list(
-            owner=self._owner_key(ctx.identity), context_id=request.context_id,
+            owner=self._owner_key(ctx.identity), tenant=ctx.tenant, context_id=request.context_id,
             status=request.status, status_timestamp_after=request.status_timestamp_after,
             after=cursor, limit=size + 1,
         )
@@ -796,17 +1079,17 @@ class Runtime:
 
     def cancel_task(self, request: CancelTaskRequest, ctx: CallContext) -> Task:
         """Seed rules: re-cancel succeeds, finished tasks refuse, the hook may veto."""
-        owner = self._owner_key(ctx.identity)
-        task = self._visible(request.id, owner)
+        scope = self._scope(ctx)
+        task = self._visible(request.id, scope)
         if task.status.state is TaskState.CANCELED:
             return task
         if not is_cancelable(task):
             raise TaskNotCancelableError(f"Task {task.id} is {task.status.state.value}")
         self._run_cancel_hook(task, ctx)
         try:
-            stored = self._update(task.id, owner, self._status_change(TaskState.CANCELED))
+            stored = self._update(task.id, scope, self._status_change(TaskState.CANCELED))
         except InvalidTransitionError:
-            current = self._visible(task.id, owner)
+            current = self._visible(task.id, scope)
             if current.status.state is TaskState.CANCELED:
                 return current
             raise TaskNotCancelableError(
@@ -843,14 +1126,14 @@ class Runtime:
     def create_push_config(
         self, config: TaskPushNotificationConfig, ctx: CallContext
     ) -> TaskPushNotificationConfig:
-        self._visible(config.task_id, self._owner_key(ctx.identity))
+        self._visible(config.task_id, self._scope(ctx))
         return self._put_push(config.task_id, config.push_notification_config, config.tenant)
 
     def get_push_config(
         self, request: GetTaskPushNotificationConfigRequest, ctx: CallContext
     ) -> TaskPushNotificationConfig:
         """Without a config id (0.3 style) the task's first config is answered."""
-        self._visible(request.task_id, self._owner_key(ctx.identity))
+        self._visible(request.task_id, self._scope(ctx))
         if request.config_id is None:
             configs = self.store.list_push_configs(request.task_id)
             found = configs[0] if configs else None
@@ -866,7 +1149,7 @@ class Runtime:
     def list_push_configs(
         self, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext
     ) -> ListTaskPushNotificationConfigsResponse:
-        self._visible(request.task_id, self._owner_key(ctx.identity))
+        self._visible(request.task_id, self._scope(ctx))
         return ListTaskPushNotificationConfigsResponse(
             configs=self.store.list_push_configs(request.task_id)
         )
@@ -874,7 +1157,7 @@ class Runtime:
     def delete_push_config(
         self, request: DeleteTaskPushNotificationConfigRequest, ctx: CallContext
     ) -> None:
-        self._visible(request.task_id, self._owner_key(ctx.identity))
+        self._visible(request.task_id, self._scope(ctx))
         if not self.store.delete_push_config(request.task_id, request.config_id):
             raise TaskNotFoundError(
                 f"Push notification config {request.config_id} not found for task "

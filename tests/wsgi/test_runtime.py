@@ -62,7 +62,7 @@ from a2a_wsgi.agent import (
     working,
 )
 from a2a_wsgi.runtime import Runtime
-from a2a_wsgi.stores import ConflictError, MemoryTaskStore
+from a2a_wsgi.stores import MemoryTaskStore
 
 WAIT = 5.0  # upper bound for any wait; tests normally finish far sooner
 S = TaskState
@@ -718,79 +718,7 @@ def test_paging_visits_every_match_once_newest_first(offsets: list[int], size: i
         runtime.close()
 
 
-# -- store --------------------------------------------------------------------------------
-
-
-def _task(task_id: str = "t1", note: int = 0) -> Task:
-    return Task(id=task_id, context_id="c", status=TaskStatus(state=S.WORKING),
-                metadata={"n": note})
-
-
-def test_store_compare_and_set() -> None:
-    store = MemoryTaskStore()
-    assert store.save(_task(), expected_version=None) == 1
-    with pytest.raises(ConflictError):
-        store.save(_task(), expected_version=None)  # already exists
-    assert store.save(_task(note=1), expected_version=1) == 2
-    with pytest.raises(ConflictError):
-        store.save(_task(note=2), expected_version=1)  # a stale writer
-    stored = store.load("t1")
-    assert stored is not None and stored.version == 2 and stored.task.metadata == {"n": 1}
-
-
-def test_two_writers_never_lose_each_others_updates() -> None:
-    store = MemoryTaskStore()
-    store.save(_task(), expected_version=None)
-    rounds, writers = 200, 4
-    start = threading.Barrier(writers)
-
-    def bump() -> None:
-        start.wait(WAIT)
-        for _ in range(rounds):
-            while True:
-                stored = store.load("t1")
-                assert stored is not None
-                count = stored.task.metadata["n"]  # type: ignore[index]
-                try:
-                    store.save(replace(stored.task, metadata={"n": count + 1}),
-                               expected_version=stored.version)
-                    break
-                except ConflictError:
-                    continue
-
-    threads = [threading.Thread(target=bump) for _ in range(writers)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(WAIT)
-    final = store.get("t1")
-    assert final is not None and final.metadata == {"n": rounds * writers}
-
-
-def test_store_owner_scoping() -> None:
-    store = MemoryTaskStore()
-    store.save(_task("mine"), expected_version=None, owner="alice")
-    store.save(_task("anon"), expected_version=None)
-    assert store.get("mine", owner="alice") is not None
-    assert store.get("mine", owner="bob") is None
-    assert store.get("mine") is None
-    assert store.get("anon", owner="alice") is None
-    assert [t.id for t in store.list(owner="alice")[0]] == ["mine"]
-    with pytest.raises(ConflictError):
-        store.save(_task("mine"), expected_version=1, owner="bob")
-
-
-def test_store_event_log_and_waiting() -> None:
-    store = MemoryTaskStore(max_events=3)
-    status = TaskStatusUpdateEvent(task_id="t1", context_id="c",
-                                   status=TaskStatus(state=S.WORKING))
-    assert store.wait_for_events("t1", 0, 0.01) == []
-    threading.Timer(0.05, store.append_event, ("t1", status)).start()
-    assert store.wait_for_events("t1", 0, WAIT) == [(1, status)]
-    for _ in range(4):
-        store.append_event("t1", status)
-    assert [seq for seq, _ in store.events_after("t1", 0)] == [3, 4, 5]
-    assert store.events_after("t1", 5) == []
+# The store itself is covered by the contract suite in tests/stores/.
 
 
 def test_runtime_scopes_tasks_to_the_caller(make: Any) -> None:
@@ -901,3 +829,192 @@ def test_cards(make: Any) -> None:
     assert rich.agent_card().capabilities.push_notifications is True
     assert rich.agent_card().capabilities.extended_agent_card is True
     assert rich.extended_agent_card(ctx("alice")) is extended and seen == ["alice"]
+
+
+# -- several workers on one durable store -------------------------------------------------
+#
+# Two Runtimes on two SQLiteTaskStore handles of one file behave like two gunicorn
+# workers (tests/multiprocess/ does it with real processes); poll and lease times
+# are short so each test takes well under a second.
+
+
+@pytest.fixture
+def workers(make: Any, tmp_path: Any) -> Callable[..., tuple[Runtime, Runtime]]:
+    from a2a_wsgi.stores import SQLiteTaskStore
+
+    def pair(handler: Handler, **kwargs: Any) -> tuple[Runtime, Runtime]:
+        kwargs.setdefault("clock", Clock())
+        kwargs.setdefault("poll_interval", 0.02)
+        kwargs.setdefault("lease_seconds", 0.6)
+        path = tmp_path / "tasks.sqlite3"
+        return (make(handler, store=SQLiteTaskStore(path), **kwargs),
+                make(handler, store=SQLiteTaskStore(path), **kwargs))
+
+    return pair
+
+
+def test_any_worker_reads_lists_and_cancels_a_task_another_runs(workers: Any) -> None:
+    started, stopped = threading.Event(), threading.Event()
+
+    def handler(msg: Message, c: AgentContext) -> Any:
+        started.set()
+        for _ in range(int(WAIT / 0.01)):
+            if c.is_cancelled():
+                stopped.set()
+                return reply("too late")
+            threading.Event().wait(0.01)
+        return reply("finished")
+
+    a, b = workers(handler)
+    task = send_task(a, blocking=False)
+    assert started.wait(WAIT)
+    assert b.get_task(task.id, ctx()).status.state is S.WORKING
+    assert [t.id for t in b.list_tasks(ListTasksRequest(), ctx()).tasks] == [task.id]
+    canceled = b.cancel_task(CancelTaskRequest(id=task.id), ctx())
+    assert canceled.status.state is S.CANCELED
+    assert stopped.wait(WAIT), "the running worker never observed the stored cancel"
+    wait_for_state(a, task.id, S.CANCELED)
+    assert a.get_task(task.id, ctx()).artifacts == ()  # the late reply was dropped
+
+
+def test_a_subscriber_on_another_worker_hears_every_event(workers: Any) -> None:
+    gate = threading.Event()
+
+    def handler(msg: Message, c: AgentContext) -> Any:
+        c.emit_artifact("part one")
+        assert gate.wait(WAIT)
+        return reply("done")
+
+    a, b = workers(handler)
+    task = send_task(a, blocking=False)
+    stream = b.subscribe_to_task(SubscribeToTaskRequest(id=task.id), ctx())
+    first = next(i for i in stream if i is not HEARTBEAT)
+    assert first.event.id == task.id
+    gate.set()
+    rest = [i for i in stream if i is not HEARTBEAT]
+    ids = [int(first.event_id)] + [int(i.event_id) for i in rest]
+    assert ids == sorted(set(ids))
+    assert rest[-1].event.status.state is S.COMPLETED
+    # A resumed stream on the other worker replays exactly what came after the cursor.
+    replay = list(a.subscribe_to_task(SubscribeToTaskRequest(id=task.id),
+                                      ctx(last_event_id=first.event_id)))
+    assert [i.event_id for i in replay] == [i.event_id for i in rest]
+
+
+def test_a_cursor_older_than_the_kept_log_is_a_clear_error(make: Any, tmp_path: Any) -> None:
+    from a2a_wsgi.stores import SQLiteTaskStore
+
+    runtime = make(lambda msg, c: stream(["a", "b", "c", "d"]),
+                   store=SQLiteTaskStore(tmp_path / "t.sqlite3", max_events=2),
+                   lease_seconds=0.6, poll_interval=0.02)
+    task = send_task(runtime)
+    replay = runtime.subscribe_to_task(SubscribeToTaskRequest(id=task.id),
+                                       ctx(last_event_id="1"))
+    with pytest.raises(UnsupportedOperationError, match="no longer available"):
+        list(replay)
+
+
+def _orphan(store: Any, task_id: str = "tsk-orphan") -> Task:
+    """A WORKING task whose worker died: its lease expired a moment ago."""
+    msg = user("hi", task_id=task_id, context_id="ctx-o")
+    task = Task(id=task_id, context_id="ctx-o",
+                status=TaskStatus(state=S.WORKING, timestamp=datetime.now(timezone.utc)),
+                history=(msg,))
+    store.save(task, expected_version=None)
+    now = datetime.now(timezone.utc)
+    assert store.acquire_lease(task_id, "dead-worker", now, now=now - timedelta(seconds=1))
+    return task
+
+
+def test_the_reaper_fails_a_dead_workers_task_and_subscribers_hear_it(workers: Any) -> None:
+    a, b = workers(lambda msg, c: reply("never runs"))
+    task = _orphan(b.store)
+    listening = a.subscribe_to_task(SubscribeToTaskRequest(id=task.id), ctx())
+    assert next(listening).event.status.state is S.WORKING
+    b.start_keeper()  # reaps within lease/3 seconds
+    final = next(i for i in listening if i is not HEARTBEAT).event
+    assert final.status.state is S.FAILED
+    assert "lease expired" in final.status.message.parts[0].text
+    assert b.store.expired_leases(datetime.now(timezone.utc) + timedelta(days=1)) == []
+    assert a.reap() == 0  # nothing left to take over
+
+
+def test_an_agent_that_allows_it_is_rerun_after_worker_loss(workers: Any) -> None:
+    seen: list[int] = []
+
+    def handler(msg: Message, c: AgentContext) -> Any:
+        seen.append(len(c.history))
+        return reply(f"rerun of {msg.parts[0].text}")
+
+    a, b = workers(handler)
+    b.agent.rerun_on_worker_loss = True  # type: ignore[attr-defined]
+    task = _orphan(a.store)
+    assert b.reap() == 1
+    done = wait_for_state(a, task.id, S.COMPLETED)
+    assert done.artifacts[0].parts[0].text == "rerun of hi" and seen == [1]
+
+
+def test_a_push_planner_queues_entries_with_their_events(make: Any, tmp_path: Any) -> None:
+    from a2a_wsgi.stores import OutboxEntry, SQLiteTaskStore
+
+    calls: list[list[int]] = []
+
+    def planner(task: Task, new: Any, configs: Any) -> list[OutboxEntry]:
+        calls.append([seq for seq, _ in new])
+        return [OutboxEntry(task_id=task.id, config_id=c.push_notification_config.id,
+                            seq=seq, url=c.push_notification_config.url,
+                            body=task.status.state.value.encode())
+                for seq, _ in new for c in configs]
+
+    store = SQLiteTaskStore(tmp_path / "t.sqlite3")
+    runtime = make(lambda msg, c: reply("x"), store=store, push_planner=planner,
+                   lease_seconds=0.6)
+    config = SendMessageConfiguration(blocking=True, push_notification_config=(
+        PushNotificationConfig(id="p1", url="https://hooks.example/p1")))
+    result = runtime.send_message(SendMessageRequest(message=user(), configuration=config),
+                                  ctx())
+    assert isinstance(result, Task)
+    seqs: list[int] = []
+    now = datetime.now(timezone.utc) + timedelta(seconds=1)
+    while batch := store.claim_deliveries(now, 10, "pusher", 30):
+        (delivery,) = batch
+        seqs.append(delivery.entry.seq)
+        store.complete_delivery(delivery.id)
+    assert seqs == [s for call in calls for s in call] == [1, 2, 3]
+
+
+def test_planner_is_not_consulted_without_configs_and_history_is_bounded(make: Any) -> None:
+    calls: list[Any] = []
+    runtime = make(lambda msg, c: input_required("more?"),
+                   push_planner=lambda *a: calls.append(a) or [], max_history=2)
+    task = send_task(runtime)
+    for text in ("one", "two"):
+        runtime.send_message(send(text, task_id=task.id), ctx())
+    stored = runtime.get_task(task.id, ctx())
+    assert len(stored.history) == 2 and stored.history[-1].role is Role.AGENT
+    assert calls == []
+
+
+def test_tasks_are_scoped_by_tenant_too(make: Any) -> None:
+    runtime = make(lambda msg, c: input_required("?"))
+    result = runtime.send_message(send(), ctx(tenant="acme"))
+    assert isinstance(result, Task)
+    assert runtime.get_task(result.id, ctx(tenant="acme")).id == result.id
+    with pytest.raises(TaskNotFoundError):
+        runtime.get_task(result.id, ctx())
+    assert not runtime.list_tasks(ListTasksRequest(), ctx()).tasks
+
+
+def test_a_store_may_be_named_by_url(tmp_path: Any) -> None:
+    from a2a_wsgi.stores import SQLiteTaskStore
+
+    runtime = make_runtime(lambda msg, c: "hi", store=f"sqlite:///{tmp_path}/by-url.sqlite3")
+    try:
+        assert isinstance(runtime.store, SQLiteTaskStore)
+        assert runtime.store.path == f"{tmp_path}/by-url.sqlite3"
+        send_task(runtime)
+    finally:
+        runtime.close(wait=True)
+    assert isinstance(make_runtime(lambda m, c: "x", store="memory").store, MemoryTaskStore)
+    with pytest.raises(ValueError):
+        make_runtime(lambda m, c: "x", store="redis://nope")

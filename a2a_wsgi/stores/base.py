@@ -1,0 +1,273 @@
+"""The store interface every implementation (memory, SQLite, PostgreSQL) honours.
+
+A :class:`TaskStore` is shared by every thread of a process and, for the
+durable stores, by every process and host. These rules make that safe:
+
+* **Versioned compare-and-set.** Each saved task carries a version. ``save``
+  names the version it read; if the stored one differs, :class:`ConflictError`
+  is raised and the writer re-reads and re-applies its change. Two writers
+  (an agent finishing and a cancel on another worker) never lose each other's
+  writes, and a terminal state, once stored, is seen by every later writer.
+* **An append-only event log per task,** written in the same transaction as
+  the task. After a save the new events are numbered ``event_seq + 1 …`` of
+  the version read, so subscribers that read a task with its ``event_seq``
+  (:meth:`TaskStore.load`) and follow the log from there miss nothing and see
+  nothing twice, on any worker. A cursor older than the retained log raises
+  :class:`EventsExpiredError`: a gap is an error, never a silent loss.
+* **Scoping.** A task is stored with its owner (the caller's identity as a
+  string) and tenant; every task query is scoped by both, and ``None`` is a
+  value like any other. A task of another caller is exactly like a missing one.
+* **The push outbox** is written in the same transaction as the events that
+  cause it, so a notification is never lost between "task saved" and "POST
+  queued"; deliveries are claimed per (task, config) oldest first, so each
+  webhook sees a task's events in order.
+* **Leases** say which worker runs a task. The worker renews them; when it dies
+  the lease expires and any other worker's reaper takes it over atomically.
+
+Times are aware UTC datetimes passed in by the caller; stores never guess the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Protocol
+
+from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig, TaskState
+
+__all__ = [
+    "ConflictError",
+    "Delivery",
+    "EventsExpiredError",
+    "Lease",
+    "OutboxEntry",
+    "StoredTask",
+    "TaskCursor",
+    "TaskStore",
+    "as_utc",
+    "sort_key",
+    "to_micros",
+    "from_micros",
+]
+
+#: A position in the newest-first listing order: (status timestamp, task id), exclusive.
+TaskCursor = tuple[datetime, str]
+
+EPOCH_MIN = datetime.min.replace(tzinfo=timezone.utc)
+_UNIX = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+# Aliases defined before the Protocol: inside it, the ``list`` method shadows the builtin.
+Events = list[tuple[int, StreamEvent]]
+Page = tuple[list[Task], int]
+Configs = list[TaskPushNotificationConfig]
+
+
+class ConflictError(Exception):
+    """The task changed since it was read (or already exists): re-read and retry."""
+
+
+class EventsExpiredError(Exception):
+    """The events after a replay cursor are no longer all stored (trimmed or purged)."""
+
+    def __init__(self, task_id: str, after_seq: int, floor: int) -> None:
+        super().__init__(
+            f"events of task {task_id} after #{after_seq} are no longer available "
+            f"(the log now starts after #{floor})"
+        )
+        self.task_id, self.after_seq, self.floor = task_id, after_seq, floor
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTask:
+    """A task as stored: its CAS ``version`` and the sequence number of its last event."""
+
+    task: Task
+    version: int
+    event_seq: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutboxEntry:
+    """One webhook POST to make, queued in the same transaction as the event ``seq``."""
+
+    task_id: str
+    config_id: str
+    seq: int
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    body: bytes = b""
+    #: Not due before this moment (None: due at once).
+    not_before: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Delivery:
+    """An outbox entry claimed by one worker; ``attempts`` counts this claim."""
+
+    id: int
+    entry: OutboxEntry
+    attempts: int
+    last_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lease:
+    """Which worker runs a task, until when; ``payload`` is the runtime's, opaque here."""
+
+    task_id: str
+    worker_id: str
+    expires_at: datetime
+    attempts: int
+    owner: str | None = None
+    tenant: str | None = None
+    payload: bytes = b""
+
+
+Deliveries = list[Delivery]
+Leases = list[Lease]
+
+
+def as_utc(stamp: datetime) -> datetime:
+    """Naive timestamps are read as UTC, so they compare with aware ones."""
+    return stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None else stamp
+
+
+def sort_key(task: Task) -> TaskCursor:
+    """Listing order key: status timestamp (naive read as UTC, missing oldest), then id."""
+    stamp = task.status.timestamp
+    return (EPOCH_MIN if stamp is None else as_utc(stamp), task.id)
+
+
+def to_micros(stamp: datetime) -> int:
+    """Exact integer microseconds since the Unix epoch (SQL stores order and compare on it)."""
+    delta = as_utc(stamp) - _UNIX
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def from_micros(micros: int) -> datetime:
+    """The aware UTC datetime for :func:`to_micros` output."""
+    return _UNIX + timedelta(microseconds=micros)
+
+
+class TaskStore(Protocol):
+    """The storage interface the runtime and the push worker need (see the module docstring)."""
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    def get(self, task_id: str, *, owner: str | None = None,
+            tenant: str | None = None) -> Task | None:
+        """The task, or None when unknown or another owner's/tenant's."""
+        ...
+
+    def load(self, task_id: str, *, owner: str | None = None,
+             tenant: str | None = None) -> StoredTask | None:
+        """Task, version and last event sequence, read together."""
+        ...
+
+    def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
+             tenant: str | None = None, events: Sequence[StreamEvent] = (),
+             outbox: Sequence[OutboxEntry] = ()) -> int:
+        """Store ``task``, append ``events`` and queue ``outbox`` atomically; the new version.
+
+        ``expected_version=None`` creates (ConflictError when the id exists);
+        otherwise the stored version must equal it (ConflictError if not).
+        """
+        ...
+
+    def list(self, *, owner: str | None = None, tenant: str | None = None,
+             context_id: str | None = None, status: TaskState | None = None,
+             status_timestamp_after: datetime | None = None, after: TaskCursor | None = None,
+             limit: int | None = None) -> Page:
+        """Matching tasks newest first (by :func:`sort_key`), strictly after ``after``, at
+        most ``limit``; and the number of all matches (ignoring ``after``/``limit``)."""
+        ...
+
+    def finished_among(self, task_ids: Sequence[str]) -> dict[str, TaskState]:
+        """Those of ``task_ids`` whose stored state is terminal (how a worker hears a cancel)."""
+        ...
+
+    # -- event log -----------------------------------------------------------------------
+
+    def events_after(self, task_id: str, after_seq: int, *,
+                     limit: int | None = None) -> Events:
+        """Logged events numbered above ``after_seq``, oldest first.
+
+        Raises EventsExpiredError when some of them are no longer stored.
+        """
+        ...
+
+    def wait_for_events(self, task_id: str, after_seq: int, timeout: float) -> Events:
+        """Like events_after, but block up to ``timeout`` seconds until there is one."""
+        ...
+
+    # -- push configs --------------------------------------------------------------------
+
+    def put_push_config(self, config: TaskPushNotificationConfig) -> None:
+        """Store or replace a config (keyed by task id and config id, which is required)."""
+        ...
+
+    def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig | None:
+        ...
+
+    def list_push_configs(self, task_id: str) -> Configs:
+        """The task's configs in the order they were first stored."""
+        ...
+
+    def delete_push_config(self, task_id: str, config_id: str) -> bool:
+        """True when a config was deleted."""
+        ...
+
+    # -- push outbox ---------------------------------------------------------------------
+
+    def claim_deliveries(self, now: datetime, limit: int, worker_id: str,
+                         lease_seconds: float) -> Deliveries:
+        """Claim due entries, only the oldest pending one of each (task, config) queue."""
+        ...
+
+    def complete_delivery(self, delivery_id: int) -> None:
+        """Delivered: forget the entry."""
+        ...
+
+    def retry_delivery(self, delivery_id: int, next_attempt_at: datetime, error: str) -> None:
+        """Unclaim; due again at ``next_attempt_at``; still the head of its queue."""
+        ...
+
+    def abandon_delivery(self, delivery_id: int, error: str) -> None:
+        """Give up on the entry; the next one of its queue becomes eligible."""
+        ...
+
+    def pending_deliveries(self, task_id: str) -> int:
+        """Entries of the task not yet delivered nor abandoned."""
+        ...
+
+    # -- leases --------------------------------------------------------------------------
+
+    def acquire_lease(self, task_id: str, worker_id: str, expires_at: datetime, *,
+                      now: datetime, owner: str | None = None, tenant: str | None = None,
+                      payload: bytes = b"") -> bool:
+        """Take the lease if free, ours, or expired at ``now`` (a takeover counts an attempt)."""
+        ...
+
+    def renew_leases(self, worker_id: str, task_ids: Sequence[str],
+                     expires_at: datetime) -> set[str]:
+        """Extend the leases ``worker_id`` still holds; the ids renewed."""
+        ...
+
+    def release_lease(self, task_id: str, worker_id: str) -> None:
+        """Drop the lease if ``worker_id`` holds it."""
+        ...
+
+    def expired_leases(self, now: datetime, *, limit: int = 100) -> Leases:
+        """Leases whose worker stopped renewing them."""
+        ...
+
+    # -- retention -----------------------------------------------------------------------
+
+    def purge(self, older_than: datetime, *, limit: int | None = None) -> int:
+        """Delete terminal tasks last changed before ``older_than`` with everything of theirs."""
+        ...
+
+    def close(self) -> None:
+        """Release connections (idempotent)."""
+        ...
