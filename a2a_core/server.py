@@ -253,7 +253,13 @@ class Dispatcher:
             if request.body_too_large:
                 raise InvalidRequestError("Request body too large")
             try:
-                rpc = parse_request(request.body, max_depth=self.max_json_depth)
+                # 0.3 peers (the seed, the 0.3 SDK and kit) send id-less requests and
+                # expect an answer with id null; 1.0 stays strict.
+                rpc = parse_request(
+                    request.body,
+                    max_depth=self.max_json_depth,
+                    allow_notifications=version == V0_3,
+                )
             except RPCError as err:
                 request_id = getattr(err, "request_id", None)
                 raise

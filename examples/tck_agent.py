@@ -7,19 +7,24 @@ starts with ``test-subscribe-message-id`` / ``test-resubscribe-message-id``
 wait ``TCK_SUBSCRIBE_DELAY`` seconds (default 3) first, so a subscriber can
 attach while the task is live.
 
-    python examples/tck_agent.py              # http://localhost:9999/
-    TCK_PORT=9000 python examples/tck_agent.py
+    PYTHONPATH=. python examples/tck_agent.py              # http://localhost:9999/
+    PYTHONPATH=. TCK_PORT=9000 python examples/tck_agent.py
 
 The card advertises ``http://localhost:<port>/`` (the kit flags IP addresses
-in cards), declares streaming, and does not declare push notifications: push
-configs are only declared once webhook delivery exists (issue 6).
+in cards) and declares streaming, push notifications and the optional
+timestamp extension. Declaring push is what the kit needs: it only exercises
+the push-config CRUD methods, and a card without push trips the kit's own
+TypeError in ``test_push_notification_not_supported_error_32003_enhanced``.
+``tests/conformance/run_tck.py`` runs the kit against this agent.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from datetime import datetime, timezone
 
+from a2a_core.extensions import TimestampExtension
 from a2a_core.models import AgentSkill, Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, serve, working
 
@@ -51,7 +56,14 @@ class ConformanceAgent(Agent):
         return working()
 
 
-app = A2AApp(ConformanceAgent(), base_url=os.environ.get("A2A_BASE_URL", f"http://localhost:{PORT}/"))
+app = A2AApp(
+    ConformanceAgent(),
+    base_url=os.environ.get("A2A_BASE_URL", f"http://localhost:{PORT}/"),
+    agent_card_opts={"capabilities": {"push_notifications": True}},
+    # The seed's reference extension (optional, active only when a client asks for it):
+    # a real declared extension lets the kit's extension-declaration tests run.
+    extensions=[TimestampExtension(lambda: datetime.now(timezone.utc))],
+)
 
 
 if __name__ == "__main__":

@@ -418,6 +418,9 @@ def decode_part(data: Any, path: str) -> Part:
     """A 0.3 kind-tagged part (file nested) or a 1.0 flat part; kind inferred when missing."""
     f = Fields(data, path, "a part object")
     kind = f.string("kind")
+    legacy = f.string("type")  # the discriminator before 0.3 named it ``kind``
+    if kind is None and legacy is not None and legacy not in ("text", "file", "data"):
+        raise invalid(join(path, "type"), f"unknown part kind {legacy!r}")
     if kind is None:
         present = [name for name in ("text", "raw", "url", "file") if f.has(name)]
         present += ["data"] if f.contains("data") else []

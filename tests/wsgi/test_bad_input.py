@@ -94,6 +94,11 @@ CASES: list[tuple[str, str, Any, int]] = [
     ("unknown pageToken", "1.0", envelope("ListTasks", {"pageToken": "no-such-token"}), -32602),
     ("deep nesting", "1.0", send_10(msg_10(metadata=nested(40))), -32700),
     ("oversize by Content-Length", "1.0", send_10(msg_10(parts=[{"text": "x" * LIMIT}])), -32600),
+    ("pre-0.3 part type 0.3", "0.3", send_03(msg_03(parts=[{"type": "video", "text": "x"}])),
+     -32602),
+    ("no id 1.0", "1.0", without(send_10(msg_10()), "id"), -32600),
+    ("no id, unknown method 0.3", "0.3", without(envelope("message/ssend", {}), "id"), -32601),
+    ("no id, bad params 0.3", "0.3", without(envelope("message/send", {}), "id"), -32602),
 ]
 
 
@@ -115,6 +120,16 @@ def test_bad_input_gets_its_code(server: Any, version: str, body: Any, code: int
     response = peer.post(body if isinstance(body, bytes) else json.dumps(body).encode())
     assert "result" not in response
     assert response["error"]["code"] == code, response
+    readable = (
+        isinstance(body, dict)
+        and code != -32700
+        and len(json.dumps(body)) <= LIMIT
+        and isinstance(body.get("id", 0), (str, int))
+    )
+    if readable:  # the id is echoed whenever it could be read
+        assert response["id"] == body.get("id")
+    else:
+        assert response["id"] is None
     assert count_tasks(server.url) == before
     still_answers(server.url)
 
