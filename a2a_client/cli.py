@@ -8,6 +8,7 @@
     a2a cancel URL TASK
     a2a tasks URL [--context ID] [--status STATE] [--page-size N] [--limit N]
     a2a serve ...                       (delegated to a2a_wsgi.cli)
+    a2a db upgrade URL                  (delegated to a2a_wsgi.db_cli)
 
 Common options: ``--json`` (machine output on stdout), ``--header 'Name: value'``
 (repeatable; ``${VAR}`` expands from the environment at each request), ``--timeout S``,
@@ -144,6 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--page-size", type=int, help="tasks per request (1-100)")
     tasks.add_argument("--limit", type=int, help="stop after this many tasks")
     sub.add_parser("serve", help="serve an agent (see 'a2a serve --help')", add_help=False)
+    sub.add_parser("db", help="create or upgrade a task store's tables (see 'a2a db --help')",
+                   add_help=False)
     return parser
 
 
@@ -345,6 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from a2a_wsgi.cli import serve_main  # lazy: the client does not need the server
 
         return serve_main(argv[1:])
+    if argv[:1] == ["db"]:
+        from a2a_wsgi.db_cli import db_main  # lazy, like serve
+
+        return db_main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

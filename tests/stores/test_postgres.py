@@ -37,7 +37,7 @@ from a2a_wsgi.stores import EventsExpiredError, MemoryTaskStore, OutboxEntry, op
 psycopg = pytest.importorskip("psycopg")
 
 from a2a_wsgi import db_cli  # noqa: E402
-from a2a_wsgi.stores import codec  # noqa: E402
+from a2a_wsgi.stores import codec, postgres  # noqa: E402
 from a2a_wsgi.stores.postgres import (  # noqa: E402
     SCHEMA_VERSION,
     PostgresTaskStore,
@@ -318,10 +318,16 @@ def test_pooled_connections_killed_by_the_server_are_replaced(url: str, schema: 
 
 def test_a_forked_child_opens_its_own_connections(url: str, schema: str,
                                                   stores: list[Any]) -> None:
-    store = PostgresTaskStore(url, schema=schema)
+    store = PostgresTaskStore(url, schema=schema, application_name=schema)
     stores.append(store)
     store.save(task(), expected_version=None)
     assert store.wait_for_events("t1", 0, 0.01) == []  # parent has a pool and a listener
+
+    def backends() -> list[tuple[Any, ...]]:
+        return sql(url, "SELECT pid FROM pg_stat_activity WHERE application_name = %s "
+                        "ORDER BY pid", (schema,))
+
+    before = backends()
     pid = os.fork()
     if pid == 0:  # the child: use the store, exit without running pytest's teardown
         code = 1
@@ -331,13 +337,19 @@ def test_a_forked_child_opens_its_own_connections(url: str, schema: str,
                 store.save(replace(stored.task, metadata={"by": "child"}),
                            expected_version=stored.version, events=[status(TaskState.WORKING)])
                 code = 0
+            for conn in postgres._INHERITED:  # what finalizers at a normal exit would do
+                conn.close()
         finally:
             os._exit(code)
     _, exit_status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(exit_status) == 0
-    stored = store.load("t1")  # the parent's pooled connections still work
-    assert stored is not None and stored.task.metadata == {"by": "child"}
-    assert [seq for seq, _ in store.wait_for_events("t1", 0, 1)] == [1]
+    # The parent's sessions (pool and listener) outlived the child; a write, which is
+    # never retried, goes through on a pooled connection.
+    assert backends() == before
+    assert store.save(task(), expected_version=2, events=[status(TaskState.COMPLETED)]) == 3
+    assert [seq for seq, _ in store.events_after("t1", 0)] == [1, 2]
+    stored = store.load("t1")
+    assert stored is not None and stored.task == task()
 
 
 # -- the outbox against the in-memory model ------------------------------------------------------
