@@ -6,8 +6,9 @@ it holds across hosts, not just across threads:
 * a save is ``UPDATE … WHERE id = %s AND version = %s`` (or ``INSERT … ON
   CONFLICT DO NOTHING`` for a new task); zero rows means someone else wrote
   first, and the caller gets :class:`~.base.ConflictError`. The events and
-  outbox rows of that save go in the same transaction, numbered from the
-  ``event_seq`` the UPDATE returns, so numbers are gap-free per task;
+  outbox rows of that save are written by the same statement (one round trip,
+  one transaction), numbered from the ``event_seq`` the UPDATE returns, so
+  numbers are gap-free per task;
 * each save with events sends ``NOTIFY`` (delivered on commit) carrying the
   task id; one listener connection per process wakes the threads in
   :meth:`PostgresTaskStore.wait_for_events`, which also re-read the log every
@@ -400,6 +401,8 @@ class _Listener:
         self._counts: dict[str, int] = {}
         self._stop = threading.Event()
         self._ready = threading.Event()
+        #: The LISTEN connection while one is open (a forked child disarms it).
+        self.conn: _Conn | None = None
         self._thread = threading.Thread(target=self._run, name="a2a-pg-listen", daemon=True)
         self._thread.start()
 
@@ -452,6 +455,7 @@ class _Listener:
         while not self._stop.is_set():
             try:
                 with self._connect() as conn:
+                    self.conn = conn
                     conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
                     self._ready.set()
                     self._bump(None)
@@ -529,15 +533,21 @@ class PostgresTaskStore:
                         application_name=self._application_name)
 
     def _after_fork(self) -> None:
-        """In a forked child, forget the parent's connections without closing them.
+        """In a forked child, let go of the parent's connections without touching them.
 
-        Closing would send Terminate on the socket the parent still uses.
+        Their sockets are shared with the parent: closing one here (even by the
+        garbage collector at exit) would send Terminate and end the parent's session.
         """
         if os.getpid() == self._pid:
             return
         with self._lock:
             if os.getpid() != self._pid:
-                _INHERITED.extend(self._idle)
+                inherited = list(self._idle)
+                if self._listener is not None and self._listener.conn is not None:
+                    inherited.append(self._listener.conn)
+                for conn in inherited:
+                    _disarm(conn)
+                _INHERITED.extend(inherited)
                 self._idle, self._listener, self._pid = [], None, os.getpid()
 
     @contextmanager
@@ -776,8 +786,25 @@ class PostgresTaskStore:
         return len(self._write("purge", (as_utc(older_than), limit)))
 
 
-#: Connections a forked child inherited: kept referenced, never closed, by the child.
+#: Connections a forked child inherited (disarmed): kept referenced, never used.
 _INHERITED: list[_Conn] = []
+
+
+def _disarm(conn: _Conn) -> None:
+    """Point an inherited connection's descriptor at /dev/null, atomically (dup2).
+
+    Whatever libpq then writes on it (Terminate, when it is finalized) goes
+    nowhere, and the descriptor number is never free for another file to reuse.
+    """
+    try:
+        fd = conn.pgconn.socket
+    except psycopg.OperationalError:
+        return  # already closed
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 def _list_filter(owner: str | None, tenant: str | None, context_id: str | None,
