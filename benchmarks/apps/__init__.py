@@ -1,0 +1,1 @@
+"""The three servers the benchmark compares (ours, the official SDK's, a bare WSGI ceiling)."""
