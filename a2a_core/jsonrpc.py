@@ -196,7 +196,10 @@ def _loads(body: bytes | str, max_depth: int) -> Any:
         text = body.decode("utf-8")  # UnicodeDecodeError is a ValueError; raw surrogates fail here
     else:
         text = body
-    if _nesting_depth_exceeds(text, max_depth):
+    # Both scans below are in Python; skip them when they cannot find anything
+    # (the common case), which is most of the parse cost of a small request.
+    brackets = text.count("[") + text.count("{")
+    if brackets > max_depth and _nesting_depth_exceeds(text, max_depth):
         raise ValueError(f"nesting deeper than {max_depth}")
     value = json.loads(
         text,
@@ -204,7 +207,9 @@ def _loads(body: bytes | str, max_depth: int) -> Any:
         parse_constant=_reject_constant,
         parse_float=_finite_float,
     )
-    if _has_lone_surrogate(value):
+    # Decoding bytes already refused raw surrogates; escaped ones need a "\u".
+    maybe_surrogate = not isinstance(body, bytes) or "\\u" in text
+    if maybe_surrogate and _has_lone_surrogate(value):
         raise ValueError("lone UTF-16 surrogate in a string")
     return value
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
@@ -190,7 +191,9 @@ def compact(members: Mapping[str, Any]) -> dict[str, Any]:
 _CAMEL_HUMP = re.compile(r"(?<!^)(?=[A-Z])")
 
 
+@functools.lru_cache(maxsize=512)
 def _snake(name: str) -> str:
+    """Proto snake_case of a lowerCamel member name (memoised: a small, fixed vocabulary)."""
     return _CAMEL_HUMP.sub("_", name).lower()
 
 
