@@ -21,6 +21,10 @@ from .errors import ReadTimeout as ReadTimeout
 from .errors import TimeoutException as TimeoutException
 from .errors import TransportError as TransportError
 from .errors import WaitTimeout as WaitTimeout
+from .push import JWKSFetcher as JWKSFetcher
+from .push import PushVerificationError as PushVerificationError
+from .push import ReplayCache as ReplayCache
+from .push import verify_push as verify_push
 from .streams import EventStream as EventStream
 from .tools import AgentDescriptor as AgentDescriptor
 from .tools import Tool as Tool
@@ -51,5 +55,9 @@ __all__ = [
     "Tool",
     "ToolContext",
     "ToolResult",
+    "verify_push",
+    "PushVerificationError",
+    "ReplayCache",
+    "JWKSFetcher",
     *_core_errors,
 ]

@@ -95,6 +95,15 @@ def _freeze(obj: Any, *names: str) -> None:
             object.__setattr__(obj, name, tuple(value))
 
 
+def _freeze_requirements(obj: Any) -> None:
+    """Scopes as tuples, so a card built with lists equals its decoded form."""
+    requirements = tuple(
+        {name: tuple(scopes) for name, scopes in requirement.items()}
+        for requirement in obj.security_requirements
+    )
+    object.__setattr__(obj, "security_requirements", requirements)
+
+
 class TaskState(enum.Enum):
     """Every state of a task. ``UNKNOWN`` is a decoding fallback, never a real state."""
 
@@ -273,9 +282,14 @@ class PushNotificationConfig:
 
 @_model
 class TaskPushNotificationConfig:
+    """``protocol_version`` is the dialect the config was created in ("0.3"/"1.0"):
+    the server sends that dialect's payload to it. Server bookkeeping: never on the
+    wire, and not part of equality."""
+
     task_id: str
     push_notification_config: PushNotificationConfig
     tenant: str | None = None
+    protocol_version: str | None = field(default=None, compare=False)
 
 
 # -- requests and responses ------------------------------------------------------------
@@ -441,6 +455,7 @@ class AgentSkill:
 
     def __post_init__(self) -> None:
         _freeze(self, "tags", "examples", "input_modes", "output_modes", "security_requirements")
+        _freeze_requirements(self)
 
 
 @_model
@@ -548,6 +563,7 @@ class AgentCard:
             "security_requirements",
             "signatures",
         )
+        _freeze_requirements(self)
 
     @property
     def url(self) -> str | None:

@@ -34,6 +34,7 @@ from .overrides import (
     put_identity,
     put_metadata,
 )
+from .push import PushSettings, UrlPolicy
 from .runtime import Runtime
 from .serve import ServerHandle, run_gunicorn, serve
 from .stores import MemoryTaskStore, SQLiteTaskStore, TaskStore, open_store
@@ -51,6 +52,8 @@ __all__ = [
     "auth_required",
     "reject",
     "Runtime",
+    "PushSettings",
+    "UrlPolicy",
     "MemoryTaskStore",
     "SQLiteTaskStore",
     "TaskStore",

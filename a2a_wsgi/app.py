@@ -10,19 +10,20 @@ the :class:`~a2a_core.http.HttpResponse` back.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from http import HTTPStatus
 from typing import Any, cast
 from urllib.parse import parse_qsl
 
-import a2a_core.wire.card  # noqa: F401  (server.py reads wire.card; make sure it is loaded)
 from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.server import Dispatcher
 from a2a_core.service import A2AService
 
 from .overrides import get_base_url, get_identity, get_metadata
+from .push import JWKS_PATH, PushDeliverer, PushPlanner, PushSettings
 from .runtime import Runtime
 
 __all__ = ["A2AApp", "DEFAULT_CARD_PATH"]
@@ -40,7 +41,9 @@ class A2AApp:
     overrides card fields by name; ``capabilities`` may be a mapping merged
     into the agent's capabilities (e.g. ``{"push_notifications": True}``).
     ``store`` is a TaskStore or a URL ("memory", "sqlite:///path",
-    "postgresql://…"; None reads ``$A2A_STORE``, else memory); ``runtime_options``
+    "postgresql://…"; None reads ``$A2A_STORE``, else memory); ``push=True`` (or a
+    :class:`~a2a_wsgi.push.PushSettings`) delivers push notifications to webhooks
+    and declares them in the card (``docs/push.md``); ``runtime_options``
     go to :class:`~a2a_wsgi.runtime.Runtime` (lease_seconds, retention, …).
     """
 
@@ -55,14 +58,25 @@ class A2AApp:
                  max_workers: int = 8,
                  extended_card: Callable[..., AgentCard] | None = None,
                  on_transition: Callable[..., None] | None = None,
-                 runtime_options: Mapping[str, Any] | None = None) -> None:
+                 runtime_options: Mapping[str, Any] | None = None,
+                 push: PushSettings | bool | None = None) -> None:
         self.base_url = base_url
         self.max_body_bytes = max_body_bytes
+        self.push = PushSettings() if push is True else push or None
+        push_options: dict[str, Any] = {
+            "push_enabled": self.push is not None or _declares_push(agent_card_opts)}
+        if self.push is not None:
+            push_options.update(push_settings=self.push,
+                                push_planner=PushPlanner(default_version=self.push.default_version))
         self.runtime = Runtime(agent, store=store, max_workers=max_workers,
                                on_transition=on_transition, resubscribe_timeout=resubscribe_timeout,
                                heartbeat_interval=heartbeat_interval, extended_card=extended_card,
-                               push_enabled=_declares_push(agent_card_opts),
-                               **dict(runtime_options or {}))
+                               **push_options, **dict(runtime_options or {}))
+        #: The webhook delivery worker of this process (None when push is off).
+        self.deliverer = (PushDeliverer(self.runtime.store, self.push)
+                          if self.push is not None else None)
+        if self.deliverer is not None:
+            self.deliverer.ensure_started()
         self.card = _apply_card_opts(self.runtime.agent_card(), agent_card_opts)
         service = cast(A2AService, _CardService(self.runtime, self.card))
         self.dispatcher = Dispatcher(
@@ -72,17 +86,33 @@ class A2AApp:
             last_modified=last_modified or datetime.now(timezone.utc))
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        body, too_large = _read_body(environ, self.max_body_bytes)
-        request = HttpRequest(method=environ.get("REQUEST_METHOD", "GET").upper(),
-                              path=environ.get("PATH_INFO") or "/", headers=_headers(environ),
-                              query=dict(parse_qsl(environ.get("QUERY_STRING", ""))),
-                              body=body, body_too_large=too_large)
+        if self.deliverer is not None:
+            self.deliverer.ensure_started()  # again in each forked worker
+            signer = self.push.signer if self.push is not None else None
+            if signer is not None and environ.get("PATH_INFO") == JWKS_PATH:
+                return _jwks_response(signer.jwks(), start_response)
+        method = environ.get("REQUEST_METHOD", "GET").upper()
+        path = environ.get("PATH_INFO") or "/"
+        if method in ("GET", "HEAD"):
+            # Only the card answers GET, and it reads nothing but the validators:
+            # skip the body and the header copy (the card is the hot GET path).
+            request = HttpRequest(method=method, path=path, headers=_conditional_headers(environ))
+        else:
+            body, too_large = _read_body(environ, self.max_body_bytes)
+            request = HttpRequest(method=method, path=path, headers=_headers(environ),
+                                  query=dict(parse_qsl(environ.get("QUERY_STRING", ""))),
+                                  body=body, body_too_large=too_large)
         response = self.dispatcher.handle(request, base_url=self._base_url(environ),
                                           metadata=get_metadata(environ),
                                           identity=get_identity(environ))
-        start_response(_status_line(response.status), list(response.headers))
+        headers = list(response.headers)
         if isinstance(response.body, bytes):
+            # A known length spares the server chunked framing (and the client a guess).
+            if method != "HEAD":
+                headers.append(("Content-Length", str(len(response.body))))
+            start_response(_status_line(response.status), headers)
             return [response.body]
+        start_response(_status_line(response.status), headers)
         return _ClosingIterator(response.body)
 
     def card_response(self, environ: Mapping[str, Any]) -> HttpResponse:
@@ -95,9 +125,21 @@ class A2AApp:
 
     def close(self) -> None:
         """Stop the runtime's worker pool (tests and ``serve()`` handles call it)."""
+        if self.deliverer is not None:
+            self.deliverer.stop()
         close = getattr(self.runtime, "close", None)
         if close is not None:
             close()
+
+
+_CONDITIONAL = (
+    ("HTTP_IF_NONE_MATCH", "If-None-Match"),
+    ("HTTP_IF_MODIFIED_SINCE", "If-Modified-Since"),
+)
+
+
+def _conditional_headers(environ: Mapping[str, Any]) -> Headers:
+    return Headers([(name, environ[key]) for key, name in _CONDITIONAL if key in environ])
 
 
 class _CardService:
@@ -111,6 +153,15 @@ class _CardService:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._runtime, name)
+
+
+def _jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:
+    """The push-signing public keys (cacheable: rotation keeps old keys published a while)."""
+    body = json.dumps(jwks).encode()
+    start_response("200 OK", [("Content-Type", "application/jwk-set+json"),
+                              ("Cache-Control", "public, max-age=300"),
+                              ("Content-Length", str(len(body)))])
+    return [body]
 
 
 def _declares_push(opts: Mapping[str, Any] | None) -> bool:

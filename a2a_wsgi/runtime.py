@@ -111,6 +111,7 @@ from .agent import (
     as_outcome,
     to_parts,
 )
+from .push.settings import PushSettings, redact
 from .stores import (
     ConflictError,
     EventsExpiredError,
@@ -312,6 +313,7 @@ class Runtime:
         lease_seconds: float | None = None,
         poll_interval: float = 0.5,
         push_planner: PushPlanner | None = None,
+        push_settings: PushSettings | None = None,
         retention: timedelta | None = None,
         max_history: int | None = None,
         max_artifacts: int | None = None,
@@ -325,6 +327,8 @@ class Runtime:
                                else DEFAULT_LEASE_SECONDS if shared else None)
         self._poll_interval = poll_interval
         self._push_planner = push_planner
+        #: Checks (SSRF, header injection, cap) and stamps push configs; None: stored as given.
+        self._push_settings = push_settings
         self._retention = retention
         self._max_history, self._max_artifacts = max_history, max_artifacts
         self._rerun_attempts = rerun_attempts
@@ -414,6 +418,9 @@ class Runtime:
         scope = self._scope(ctx)
         config = request.configuration
         push = config.push_notification_config if config is not None else None
+        if push is not None and self._push_settings is not None:  # -32602 before any write
+            self._push_settings.prepare(
+                TaskPushNotificationConfig(task_id="", push_notification_config=push), ctx.version)
         msg = request.message
         if msg.task_id is None:
             task_id = self._new_id("tsk")
@@ -444,7 +451,7 @@ class Runtime:
         stored = self._update(task_id, scope, change)
         task = stored.task
         if push is not None:
-            self._put_push(task.id, push, ctx.tenant)
+            self._put_push(task.id, push, ctx.tenant, ctx.version)
         return _Run(task_id=task.id, context_id=task.context_id, scope=scope,
                     message=task.history[-1], history=tuple(task.history), is_new=False,
                     call=ctx, push=None, snapshot=stored)
@@ -634,7 +641,7 @@ class Runtime:
         version = self.store.save(task, expected_version=None, owner=owner, tenant=tenant)
         self._committed(None, task)
         if run.push is not None:
-            self._put_push(task.id, run.push, None)
+            self._put_push(task.id, run.push, tenant, run.call.version)
         with run.cond:
             run.created = True
             run.snapshot = StoredTask(task, version, 0)
@@ -1114,20 +1121,29 @@ class Runtime:
     # -- push notification configs --------------------------------------------------------
 
     def _put_push(
-        self, task_id: str, config: PushNotificationConfig, tenant: str | None
+        self, task_id: str, config: PushNotificationConfig, tenant: str | None, version: str
     ) -> TaskPushNotificationConfig:
+        """Store a config, checked and stamped with its dialect when push delivery is on."""
         if config.id is None:
             config = replace(config, id=self._new_id("pcfg"))
         stored = TaskPushNotificationConfig(task_id=task_id, push_notification_config=config,
-                                            tenant=tenant)
+                                            tenant=tenant, protocol_version=version)
+        if self._push_settings is not None:
+            stored = self._push_settings.prepare(stored, version,
+                                                 self.store.list_push_configs(task_id))
         self.store.put_push_config(stored)
         return stored
+
+    def _shown(self, config: TaskPushNotificationConfig) -> TaskPushNotificationConfig:
+        """A config as answered to callers: credentials are write-only when push is on."""
+        return redact(config) if self._push_settings is not None else config
 
     def create_push_config(
         self, config: TaskPushNotificationConfig, ctx: CallContext
     ) -> TaskPushNotificationConfig:
         self._visible(config.task_id, self._scope(ctx))
-        return self._put_push(config.task_id, config.push_notification_config, config.tenant)
+        return self._shown(self._put_push(config.task_id, config.push_notification_config,
+                                          config.tenant, ctx.version))
 
     def get_push_config(
         self, request: GetTaskPushNotificationConfigRequest, ctx: CallContext
@@ -1144,14 +1160,14 @@ class Runtime:
                 f"Push notification config {request.config_id} not found for task "
                 f"{request.task_id}"
             )
-        return found
+        return self._shown(found)
 
     def list_push_configs(
         self, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext
     ) -> ListTaskPushNotificationConfigsResponse:
         self._visible(request.task_id, self._scope(ctx))
         return ListTaskPushNotificationConfigsResponse(
-            configs=self.store.list_push_configs(request.task_id)
+            configs=[self._shown(c) for c in self.store.list_push_configs(request.task_id)]
         )
 
     def delete_push_config(

@@ -27,7 +27,10 @@ class EchoAgent(Agent):
         return reply(*msg.parts)
 
 
-app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/"))
+# push=True: webhook delivery with the default protections (public http(s) hosts only,
+# every resolved address checked, no redirects, retries with backoff); see docs/push.md.
+app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/"),
+             push=True)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from datetime import datetime, timezone
 from a2a_core.extensions import TimestampExtension
 from a2a_core.models import AgentSkill, Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, serve, working
+from a2a_wsgi.push import PushSettings, UrlPolicy
 
 PORT = int(os.environ.get("TCK_PORT", "9999"))
 SUBSCRIBE_DELAY = float(os.environ.get("TCK_SUBSCRIBE_DELAY", "3.0"))
@@ -59,7 +60,9 @@ class ConformanceAgent(Agent):
 app = A2AApp(
     ConformanceAgent(),
     base_url=os.environ.get("A2A_BASE_URL", f"http://localhost:{PORT}/"),
-    agent_card_opts={"capabilities": {"push_notifications": True}},
+    # Push with the default protections, plus loopback: the kit's webhook receiver listens on
+    # localhost:8888. Every other private, link-local or metadata address stays refused.
+    push=PushSettings(policy=UrlPolicy.allowing_loopback()),
     # The seed's reference extension (optional, active only when a client asks for it):
     # a real declared extension lets the kit's extension-declaration tests run.
     extensions=[TimestampExtension(lambda: datetime.now(timezone.utc))],

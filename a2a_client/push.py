@@ -1,0 +1,324 @@
+"""Receiving push notifications: check that a webhook POST really came from the agent.
+
+An A2A server POSTs task updates to the URL a client registered. Anyone who
+learns that URL can POST there too, so a receiver checks each request:
+
+* the ``X-A2A-Notification-Token`` it registered (``token=``), compared in
+  constant time; and/or
+* the signature an ``a2a-wsgi`` server adds when signing is on
+  (``X-A2A-Push-Signature``, a JWT): signed by a key from the agent's JWKS,
+  over this exact body, recent (``max_age``), meant for this webhook
+  (``audience``), and not seen before (``replay_cache``).
+
+:func:`verify_push` does all of it and raises :class:`PushVerificationError`
+with a reason otherwise. Verifying signatures needs ``cryptography``
+(``pip install 'a2a-wsgi[signing]'``), imported only when a signature is checked.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import requests
+
+from a2a_core.errors import A2AError
+
+__all__ = [
+    "JWKSFetcher",
+    "PushVerificationError",
+    "ReplayCache",
+    "SIGNATURE_HEADER",
+    "TOKEN_HEADER",
+    "verify_push",
+]
+
+SIGNATURE_HEADER = "X-A2A-Push-Signature"
+TOKEN_HEADER = "X-A2A-Notification-Token"
+_ALGORITHMS = {"EdDSA": ("OKP", "Ed25519"), "ES256": ("EC", "P-256")}
+_MAX_TOKEN = 8192
+
+#: ``jwks(kid)`` -> the JWK with that id, or a whole JWKS document, or None.
+JWKSource = Mapping[str, Any] | Callable[[str], Mapping[str, Any] | None]
+
+
+class PushVerificationError(A2AError):
+    """The push request failed a check; ``reason`` says which (never echo it to the sender)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ReplayStore(Protocol):
+    def add(self, jti: str, expires_at: float) -> bool:
+        """Remember ``jti`` until ``expires_at``; False when it was already there."""
+        ...
+
+
+class ReplayCache:
+    """The ``jti`` values seen recently, each kept until its token expires.
+
+    Thread-safe and bounded: past ``max_entries`` the entries expiring soonest
+    are dropped first (their tokens are the next to be refused as stale anyway).
+    One process only; share a database table or Redis set across workers.
+    """
+
+    def __init__(self, *, max_entries: int = 100_000,
+                 clock: Callable[[], float] = time.time) -> None:
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._max, self._clock = max_entries, clock
+
+    def add(self, jti: str, expires_at: float) -> bool:
+        with self._lock:
+            now = self._clock()
+            if jti in self._seen and self._seen[jti] > now:
+                return False
+            if len(self._seen) >= self._max:
+                self._evict(now)
+            self._seen[jti] = expires_at
+            return True
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._seen)
+
+    def _evict(self, now: float) -> None:
+        """Drop expired entries; if still full, the soonest-expiring tenth."""
+        self._seen = {k: v for k, v in self._seen.items() if v > now}
+        if len(self._seen) >= self._max:
+            keep = sorted(self._seen.items(), key=lambda kv: kv[1])[self._max // 10 + 1:]
+            self._seen = dict(keep)
+
+
+class JWKSFetcher:
+    """Fetches the agent's JWKS and caches it for ``ttl`` seconds.
+
+    An unknown ``kid`` triggers a refetch (the agent may have rotated keys),
+    at most once every ``min_refresh`` seconds so forged kids cannot make us
+    hammer the agent. Redirects and environment proxies are not used.
+    """
+
+    def __init__(self, url: str, *, ttl: float = 300.0, min_refresh: float = 30.0,
+                 timeout: float = 5.0, session: requests.Session | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.url, self._ttl, self._min_refresh, self._timeout = url, ttl, min_refresh, timeout
+        self._session = session or _plain_session()
+        self._clock = clock
+        self._keys: dict[str, Mapping[str, Any]] = {}
+        self._fetched_at: float | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, kid: str) -> Mapping[str, Any] | None:
+        with self._lock:
+            now = self._clock()
+            stale = self._fetched_at is None or now - self._fetched_at > self._ttl
+            may_refresh = self._fetched_at is None or now - self._fetched_at > self._min_refresh
+            if stale or (kid not in self._keys and may_refresh):
+                self._keys = _index_jwks(self._fetch())
+                self._fetched_at = now
+            return self._keys.get(kid)
+
+    def _fetch(self) -> Mapping[str, Any]:
+        try:
+            response = self._session.get(self.url, timeout=self._timeout, allow_redirects=False)
+            response.raise_for_status()
+            document = response.json()
+        except (requests.RequestException, ValueError) as exc:
+            raise PushVerificationError(f"cannot fetch the agent's JWKS: {exc}") from None
+        if not isinstance(document, Mapping):
+            raise PushVerificationError("the agent's JWKS is not a JSON object")
+        return document
+
+
+def verify_push(
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    jwks: JWKSource | None = None,
+    key: Mapping[str, Any] | Any = None,
+    token: str | None = None,
+    audience: str | None = None,
+    max_age: float = 300.0,
+    replay_cache: ReplayStore | None = None,
+    leeway: float = 30.0,
+    clock: Callable[[], float] = time.time,
+) -> dict[str, Any]:
+    """Check a push request; return the JWT claims (empty when only ``token`` was checked).
+
+    ``headers`` may be any mapping (werkzeug's, Flask's, Django's ``request.headers``);
+    ``body`` is the raw request body. Give ``jwks`` (a JWKS document, or a callable
+    such as :class:`JWKSFetcher` taking a ``kid``) or one public ``key`` (a JWK
+    mapping or a ``cryptography`` public key) to require a signature; ``token``
+    to require the notification token. ``max_age`` bounds how old ``iat`` may be;
+    ``leeway`` absorbs clock skew. With ``replay_cache`` each ``jti`` passes once.
+    """
+    if jwks is None and key is None and token is None:
+        raise ValueError("verify_push needs jwks, key or token: otherwise it checks nothing")
+    if token is not None:
+        _check_token(_header(headers, TOKEN_HEADER), token)
+    if jwks is None and key is None:
+        return {}
+    jwt = _header(headers, SIGNATURE_HEADER)
+    if not jwt:
+        raise PushVerificationError(f"no {SIGNATURE_HEADER} header")
+    header, claims, signing_input, signature = _parse_jwt(jwt)
+    public = _public_key(header, jwks, key)
+    _check_signature(header["alg"], public, signing_input, signature)
+    _check_claims(claims, body, audience=audience, max_age=max_age, leeway=leeway,
+                  now=clock(), replay_cache=replay_cache)
+    return claims
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    """Case-insensitive lookup that works on plain dicts too."""
+    value = headers.get(name)
+    if value is None:
+        lowered = name.lower()
+        value = next((v for k, v in headers.items() if k.lower() == lowered), None)
+    return value
+
+
+def _check_token(sent: str | None, expected: str) -> None:
+    digest = hashlib.sha256
+    if sent is None or not hmac.compare_digest(digest(sent.encode()).digest(),
+                                               digest(expected.encode()).digest()):
+        raise PushVerificationError("notification token missing or wrong")
+
+
+def _b64decode(segment: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
+    except (binascii.Error, ValueError):
+        raise PushVerificationError("malformed signature (bad base64url)") from None
+
+
+def _parse_jwt(jwt: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
+    """Header, claims, signing input and raw signature of a compact JWS."""
+    if len(jwt) > _MAX_TOKEN or jwt.count(".") != 2:
+        raise PushVerificationError("malformed signature (not a compact JWS)")
+    head, payload, sig = jwt.split(".")
+    try:
+        header = json.loads(_b64decode(head))
+        claims = json.loads(_b64decode(payload))
+    except (ValueError, UnicodeDecodeError):
+        raise PushVerificationError("malformed signature (bad JSON)") from None
+    if not isinstance(header, dict) or not isinstance(claims, dict):
+        raise PushVerificationError("malformed signature (not JSON objects)")
+    if header.get("alg") not in _ALGORITHMS:
+        raise PushVerificationError(f"signature algorithm {header.get('alg')!r} is not accepted")
+    if "crit" in header:
+        raise PushVerificationError("critical JWS header extensions are not supported")
+    return header, claims, f"{head}.{payload}".encode("ascii"), _b64decode(sig)
+
+
+def _index_jwks(document: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    keys = document.get("keys")
+    if not isinstance(keys, list):
+        return {}
+    return {k["kid"]: k for k in keys if isinstance(k, Mapping) and isinstance(k.get("kid"), str)}
+
+
+def _public_key(header: Mapping[str, Any], jwks: JWKSource | None, key: Any) -> Any:
+    """The key that must have signed: ``key`` itself, or the JWKS entry named by ``kid``."""
+    alg = header["alg"]
+    if key is not None:
+        return _from_jwk(key, alg) if isinstance(key, Mapping) else key
+    kid = header.get("kid")
+    if not isinstance(kid, str):
+        raise PushVerificationError("the signature names no key (kid)")
+    found = jwks(kid) if callable(jwks) else None
+    if found is not None and "keys" in found:
+        found = _index_jwks(found).get(kid)
+    elif isinstance(jwks, Mapping):
+        found = _index_jwks(jwks).get(kid)
+    if found is None:
+        raise PushVerificationError(f"unknown signing key {kid!r}")
+    return _from_jwk(found, alg)
+
+
+def _from_jwk(jwk: Mapping[str, Any], alg: str) -> Any:
+    """A ``cryptography`` public key from a JWK, which must fit ``alg`` (no key confusion)."""
+    ec, ed25519 = _crypto()
+    kty, crv = _ALGORITHMS[alg]
+    if jwk.get("kty") != kty or jwk.get("crv") != crv or jwk.get("alg", alg) != alg:
+        raise PushVerificationError(f"the key does not match algorithm {alg}")
+    try:
+        if alg == "EdDSA":
+            return ed25519.Ed25519PublicKey.from_public_bytes(_b64decode(jwk["x"]))
+        x, y = (int.from_bytes(_b64decode(jwk[n]), "big") for n in ("x", "y"))
+        return ec.EllipticCurvePublicNumbers(x, y, ec.SECP256R1()).public_key()
+    except (KeyError, TypeError, ValueError):
+        raise PushVerificationError("the signing key is malformed") from None
+
+
+def _check_signature(alg: str, public: Any, signing_input: bytes, signature: bytes) -> None:
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec, utils
+
+    try:
+        if alg == "EdDSA":
+            public.verify(signature, signing_input)
+            return
+        if len(signature) != 64:
+            raise InvalidSignature()
+        der = utils.encode_dss_signature(int.from_bytes(signature[:32], "big"),
+                                         int.from_bytes(signature[32:], "big"))
+        public.verify(der, signing_input, ec.ECDSA(hashes.SHA256()))
+    except (InvalidSignature, TypeError, ValueError, AttributeError):
+        raise PushVerificationError("bad signature") from None
+
+
+def _check_claims(claims: Mapping[str, Any], body: bytes, *, audience: str | None,
+                  max_age: float, leeway: float, now: float,
+                  replay_cache: ReplayStore | None) -> None:
+    digest = hashlib.sha256(body).hexdigest()
+    if not hmac.compare_digest(str(claims.get("request_body_sha256", "")), digest):
+        raise PushVerificationError("the body does not match the signature")
+    iat, exp = _number(claims.get("iat")), _number(claims.get("exp"))
+    if iat is None or exp is None:
+        raise PushVerificationError("the signature lacks iat or exp")
+    if iat > now + leeway:
+        raise PushVerificationError("the signature is issued in the future")
+    if now - iat > max_age or now >= exp + leeway:
+        raise PushVerificationError("the signature is stale")
+    if audience is not None and claims.get("aud") != audience:
+        raise PushVerificationError("the signature is for another webhook")
+    if replay_cache is not None:
+        jti = claims.get("jti")
+        if not isinstance(jti, str) or not jti:
+            raise PushVerificationError("the signature lacks a jti")
+        if not replay_cache.add(jti, max(exp, iat + max_age) + leeway):
+            raise PushVerificationError("replayed delivery")
+
+
+def _number(value: Any) -> float | None:
+    """A JSON number as float; None for anything else (booleans included)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _crypto() -> tuple[Any, Any]:
+    try:
+        from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise RuntimeError(
+            "verifying push signatures needs 'cryptography': pip install 'a2a-wsgi[signing]'"
+        ) from exc
+    return ec, ed25519
+
+
+def _plain_session() -> requests.Session:
+    session = requests.Session()
+    session.trust_env = False
+    return session
