@@ -17,8 +17,10 @@ Decisions (the rules of this file):
   request: a top-level value that is not an object, a batch (a top-level
   array: A2A defines none and the official SDK refuses them), ``jsonrpc`` not
   exactly ``"2.0"``, ``method`` missing or not a non-empty string, an ``id``
-  that is a bool, float, object or array, ``params`` that is a string, number
-  or bool, and a notification (no ``id`` member): A2A defines no
+  that is a bool, float, object or array, an ``id`` string longer than
+  ``MAX_ID_LENGTH`` (256) characters or an integer of more digits (an id is
+  echoed in every answer, so it must stay small),
+  ``params`` that is a string, number or bool, and a notification (no ``id`` member): A2A defines no
   notifications and every method returns a result the client needs, so the
   caller gets -32600 with ``id: null`` unless ``allow_notifications=True``.
 * **-32602 InvalidParamsError** for ``params`` given as an array: that is a
@@ -26,6 +28,8 @@ Decisions (the rules of this file):
 * Leniencies: ``"id": null`` is accepted (JSON-RPC discourages it; the Elixir
   seed accepts it) and is echoed as ``null``. ``"params": null`` reads as
   absent. Unknown top-level members are ignored.
+* Error messages name the flaw in our own words (``invalid UTF-8 at byte
+  3``), never Python's (no codec names, no ``sys.set_int_max_str_digits``).
 * The raised error carries ``request_id`` (the id when it could be read, else
   ``None``) so the caller can echo it.
 """
@@ -50,6 +54,7 @@ from .errors import (
 __all__ = [
     "DEFAULT_MAX_DEPTH",
     "JSONRPC_VERSION",
+    "MAX_ID_LENGTH",
     "RequestId",
     "RPCRequest",
     "RPCResponse",
@@ -64,6 +69,12 @@ __all__ = [
 #: Deepest nesting of arrays and objects we parse; A2A payloads stay far below it.
 DEFAULT_MAX_DEPTH = 64
 JSONRPC_VERSION = "2.0"
+#: Longest string id we accept; every answer echoes the id, so a huge one is refused (-32600).
+MAX_ID_LENGTH = 256
+#: Integer ids up to MAX_ID_LENGTH digits: big ones survive exactly, huge ones are refused.
+_MAX_INT_ID: int = 10**MAX_ID_LENGTH - 1
+#: Longest integer literal read (Python's own default limit, but refused in our words).
+_MAX_INT_DIGITS = 4300
 
 #: What a JSON-RPC id may be (``None`` for ``null``).
 RequestId = str | int | None
@@ -147,17 +158,28 @@ def _string_end(text: str, start: int) -> int:
     return -1
 
 
+class _StrictJSONError(ValueError):
+    """A JSON text we refuse; its message is ours and safe to show the peer."""
+
+
 def _reject_constant(name: str) -> Any:
     """NaN and the infinities are not JSON (RFC 8259), whatever Python's json thinks."""
-    raise ValueError(f"{name} is not valid JSON")
+    raise _StrictJSONError(f"{name} is not valid JSON")
 
 
 def _finite_float(text: str) -> float:
     """``1e400`` would become ``inf``; I-JSON forbids numbers a double cannot hold."""
     value = float(text)
     if math.isinf(value):
-        raise ValueError(f"number {text[:32]} is out of range")
+        raise _StrictJSONError(f"number {text[:32]} is out of range")
     return value
+
+
+def _bounded_int(text: str) -> int:
+    """Refuse overlong integer literals ourselves: int() would, with a Python-specific message."""
+    if len(text) - text.startswith("-") > _MAX_INT_DIGITS:
+        raise _StrictJSONError(f"integer literal longer than {_MAX_INT_DIGITS} digits")
+    return int(text)
 
 
 def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -167,7 +189,7 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"duplicate key {key[:64]!r}")
+                raise _StrictJSONError(f"duplicate key {key[:64]!r}")
             seen.add(key)
     return obj
 
@@ -189,28 +211,34 @@ def _has_lone_surrogate(value: Any) -> bool:
 
 
 def _loads(body: bytes | str, max_depth: int) -> Any:
-    """Decode a strict JSON text or raise ValueError saying why not."""
+    """Decode a strict JSON text or raise _StrictJSONError saying why not, in our words."""
     if isinstance(body, bytes):
         if body.startswith(_BOM):
-            raise ValueError("a byte order mark is not allowed")
-        text = body.decode("utf-8")  # UnicodeDecodeError is a ValueError; raw surrogates fail here
+            raise _StrictJSONError("a byte order mark is not allowed")
+        try:
+            text = body.decode("utf-8")  # raw surrogates (ED A0 80) fail here too
+        except UnicodeDecodeError as exc:
+            raise _StrictJSONError(f"invalid UTF-8 at byte {exc.start}") from None
     else:
         text = body
-    # Both scans below are in Python; skip them when they cannot find anything
-    # (the common case), which is most of the parse cost of a small request.
-    brackets = text.count("[") + text.count("{")
-    if brackets > max_depth and _nesting_depth_exceeds(text, max_depth):
-        raise ValueError(f"nesting deeper than {max_depth}")
-    value = json.loads(
-        text,
-        object_pairs_hook=_unique_object,
-        parse_constant=_reject_constant,
-        parse_float=_finite_float,
-    )
-    # Decoding bytes already refused raw surrogates; escaped ones need a "\u".
-    maybe_surrogate = not isinstance(body, bytes) or "\\u" in text
-    if maybe_surrogate and _has_lone_surrogate(value):
-        raise ValueError("lone UTF-16 surrogate in a string")
+    if _nesting_depth_exceeds(text, max_depth):
+        raise _StrictJSONError(f"nesting deeper than {max_depth}")
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=_unique_object,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+        )
+    except json.JSONDecodeError as exc:
+        raise _StrictJSONError(f"{exc.msg} at position {exc.pos}") from None
+    except _StrictJSONError:
+        raise
+    except (ValueError, RecursionError):  # not expected; never show Python's text
+        raise _StrictJSONError("not a JSON text we can read") from None
+    if _has_lone_surrogate(value):
+        raise _StrictJSONError("lone UTF-16 surrogate in a string")
     return value
 
 
@@ -224,6 +252,15 @@ def _valid_id(value: Any) -> bool:
         or isinstance(value, str)
         or (isinstance(value, int) and not isinstance(value, bool))
     )
+
+
+def _acceptable_id(value: Any) -> bool:
+    """A valid id small enough to echo: at most MAX_ID_LENGTH characters or digits."""
+    if isinstance(value, str):
+        return len(value) <= MAX_ID_LENGTH
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -_MAX_INT_ID <= value <= _MAX_INT_ID
+    return value is None
 
 
 def parse_request(
@@ -240,7 +277,7 @@ def parse_request(
     """
     try:
         value = _loads(body, max_depth)
-    except (ValueError, RecursionError) as exc:
+    except _StrictJSONError as exc:
         _fail(ParseError(f"Invalid JSON payload: {exc}"))
     return _request_from_value(value, allow_notifications)
 
@@ -253,14 +290,14 @@ def _request_from_value(value: Any, allow_notifications: bool) -> RPCRequest:
         _fail(InvalidRequestError("A JSON-RPC request must be a JSON object"))
     has_id = "id" in value
     raw_id = value.get("id")
-    request_id: RequestId = raw_id if _valid_id(raw_id) else None
+    request_id: RequestId = raw_id if _acceptable_id(raw_id) else None
     if value.get("jsonrpc") != JSONRPC_VERSION:
         _fail(_invalid("jsonrpc", 'must be exactly "2.0"'), request_id)
     method = value.get("method")
     if not isinstance(method, str) or not method:
         _fail(_invalid("method", "must be a non-empty string"), request_id)
-    if not _valid_id(raw_id):
-        _fail(_invalid("id", "must be a string, an integer or null"))
+    if not _acceptable_id(raw_id):
+        _fail(_invalid("id", _ID_RULE))
     if not has_id and not allow_notifications:
         _fail(_invalid("id", "is required: A2A defines no notifications"))
     params = value.get("params")
@@ -269,6 +306,12 @@ def _request_from_value(value: Any, allow_notifications: bool) -> RPCRequest:
     if params is not None and not isinstance(params, dict):
         _fail(_invalid("params", "must be an object"), request_id)
     return RPCRequest(id=request_id, method=method, params=params, is_notification=not has_id)
+
+
+_ID_RULE = (
+    f"must be a string of at most {MAX_ID_LENGTH} characters, an integer of at most "
+    f"{MAX_ID_LENGTH} digits, or null"
+)
 
 
 def _invalid(field: str, problem: str) -> InvalidRequestError:
@@ -332,7 +375,7 @@ def parse_response(
     else:
         try:
             value = _loads(body, max_depth)
-        except (ValueError, RecursionError) as exc:
+        except _StrictJSONError as exc:
             raise RemoteProtocolError(f"response is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
         raise RemoteProtocolError("a JSON-RPC response must be a JSON object")

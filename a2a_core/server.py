@@ -9,6 +9,10 @@ own, so the WSGI adapter and the runtime stay thin.
 
 Order of checks for a JSON-RPC POST, and why:
 
+0. the Content-Type: the three types a browser may POST cross-origin without
+   a CORS preflight (``text/plain``, form encodings) are refused with 415, so a
+   web page cannot drive an agent on localhost; anything else, or none, is read
+   as JSON, as lenient clients and the official SDK expect;
 1. body size (the adapter flags it) and envelope: nothing else can be read
    from a body that is not a JSON-RPC request;
 2. version, then method, then extensions: an unsupported version is refused
@@ -16,7 +20,8 @@ Order of checks for a JSON-RPC POST, and why:
    (the seed answers ``id: null`` here; echoing is what JSON-RPC asks for);
 3. capability gates (streaming, push, extended card) before params, so a
    client learns "not supported" rather than "bad params";
-4. params, then authorization, then the operation.
+4. params, then authorization, then the operation. A task that is missing
+   and one the caller may not see give the same -32001, byte for byte.
 
 Errors found before a stream starts are plain JSON, except task-level
 errors of the streaming methods (unknown or denied task), which arrive as an
@@ -34,7 +39,7 @@ from datetime import datetime
 from typing import Any
 
 from . import wire
-from .auth import AuthorizationContext, AuthorizeOperation, authorize, filter_authorized
+from .auth import AuthorizationContext, AuthorizeOperation, TaskAuthorizer
 from .caching import card_validators, is_not_modified
 from .errors import (
     ExtendedAgentCardNotConfiguredError,
@@ -43,6 +48,7 @@ from .errors import (
     InvalidRequestError,
     PushNotificationNotSupportedError,
     RPCError,
+    TaskNotFoundError,
     UnsupportedOperationError,
     VersionNotSupportedError,
 )
@@ -80,6 +86,11 @@ DEFAULT_AGENT_CARD_PATH = ".well-known/agent-card.json"
 #: Parts in one message; more is refused with -32602 before the agent runs.
 DEFAULT_MAX_PARTS = 256
 _JSON = "application/json"
+#: Request media types a browser sends cross-origin without a CORS preflight ("simple
+#: requests"); A2A requires application/json, so these can only be a confused or hostile peer.
+_SIMPLE_REQUEST_TYPES = frozenset(
+    {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
+)
 _SSE_HEADERS = [
     ("Content-Type", "text/event-stream"),
     ("Cache-Control", "no-cache"),
@@ -103,6 +114,24 @@ class _EarlyStreamError:
 
 _Outcome = Any  # an encoded JSON result, a _Stream or an _EarlyStreamError
 _Handler = Callable[[Mapping[str, Any], "CallContext", "ActivatedExtensions"], _Outcome]
+
+
+#: push-config operation -> (authorize_task operation, A2AService method).
+_PUSH_CONFIG: Mapping[Operation, tuple[AuthorizeOperation, str]] = {
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (
+        AuthorizeOperation.PUSH_SET,
+        "create_push_config",
+    ),
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (AuthorizeOperation.PUSH_GET, "get_push_config"),
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (
+        AuthorizeOperation.PUSH_LIST,
+        "list_push_configs",
+    ),
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: (
+        AuthorizeOperation.PUSH_DELETE,
+        "delete_push_config",
+    ),
+}
 
 
 def _path(value: str | None | bool) -> str | None:
@@ -140,6 +169,7 @@ class Dispatcher:
         self.last_modified = last_modified
         self.metadata = dict(metadata or {})
         self.authorize_task = authorize_task
+        self._authorizer = TaskAuthorizer(authorize_task)
         self.extensions = tuple(extensions)
         self.versions = tuple(normalize_version(v) for v in versions)
         self.max_json_depth = max_json_depth
@@ -152,10 +182,7 @@ class Dispatcher:
             Operation.LIST_TASKS: self._list_tasks,
             Operation.CANCEL_TASK: self._cancel_task,
             Operation.SUBSCRIBE_TO_TASK: self._subscribe_to_task,
-            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: self._create_push_config,
-            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: self._get_push_config,
-            Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: self._list_push_configs,
-            Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: self._delete_push_config,
+            **{operation: self._push_config_handler(operation) for operation in _PUSH_CONFIG},
             Operation.GET_EXTENDED_AGENT_CARD: self._get_extended_agent_card,
         }
 
@@ -177,6 +204,12 @@ class Dispatcher:
             return _plain(405, "Method Not Allowed", [("Allow", "GET")])
         if path == self.rpc_path:
             if request.method == "POST":
+                if _media_type(request.headers.get("Content-Type")) in _SIMPLE_REQUEST_TYPES:
+                    return _plain(
+                        415,
+                        "Unsupported Media Type: send JSON-RPC as application/json",
+                        [("Accept-Post", "application/json, application/a2a+json")],
+                    )
                 return self._rpc(request, base_url, metadata, identity)
             return _plain(405, "Method Not Allowed", [("Allow", "POST")])
         return _plain(404, "Not Found")
@@ -346,9 +379,22 @@ class Dispatcher:
     def _authorized_task(
         self, task_id: str, operation: AuthorizeOperation, ctx: CallContext
     ) -> Task:
-        """Fetch then authorize: a denied task is indistinguishable from a missing one."""
-        task = self.service.get_task(task_id, ctx)
-        authorize(self.authorize_task, operation, task, self._auth_context(ctx))
+        """Fetch then authorize: a denied task is indistinguishable from a missing one.
+
+        Both become the same :func:`_task_not_found` error, whatever message the
+        service or the plain denial used, so the answer cannot tell them apart.
+        An error the callback chose itself (another message or data) is kept.
+        """
+        try:
+            task = self.service.get_task(task_id, ctx)
+        except TaskNotFoundError:
+            raise _task_not_found(task_id) from None
+        try:
+            self._authorizer.authorize(operation, task, self._auth_context(ctx))
+        except TaskNotFoundError as err:
+            if err.message == TaskNotFoundError.default_message and err.data is None:
+                raise _task_not_found(task_id) from err
+            raise
         return task
 
     def _auth_context(self, ctx: CallContext) -> AuthorizationContext:
@@ -371,10 +417,21 @@ class Dispatcher:
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 
+    def _authorize_continuation(self, request: SendMessageRequest, ctx: CallContext) -> None:
+        """A message to an existing task is authorized as GET: the answer holds the task.
+
+        The seed does not authorize it at all, which lets any caller read (and
+        steer) a task it was denied by naming its id in ``message.taskId``.
+        """
+        task_id = request.message.task_id
+        if task_id is not None and self.authorize_task is not None:
+            self._authorized_task(task_id, AuthorizeOperation.GET, ctx)
+
     def _send_message(
         self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
     ) -> _Outcome:
         request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
+        self._authorize_continuation(request, ctx)
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
             result = trim_history(result, request.configuration.history_length)
@@ -387,6 +444,7 @@ class Dispatcher:
         operation = Operation.SEND_STREAMING_MESSAGE
         request = self._decode_send(operation, params, ctx, activated)
         try:
+            self._authorize_continuation(request, ctx)
             items = self.service.send_streaming_message(request, ctx)
         except RPCError as err:
             return _EarlyStreamError(err)
@@ -407,7 +465,7 @@ class Dispatcher:
         response = self.service.list_tasks(request, ctx)
         tasks = response.tasks
         if self.authorize_task is not None:
-            visible = filter_authorized(self.authorize_task, tasks, self._auth_context(ctx))
+            visible = self._authorizer.filter(tasks, self._auth_context(ctx))
             hidden = len(tasks) - len(visible)
             tasks = visible
             response = replace(response, total_size=max(0, response.total_size - hidden))
@@ -440,41 +498,19 @@ class Dispatcher:
             return _EarlyStreamError(err)
         return _Stream(items)
 
-    def _create_push_config(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        operation = Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG
-        config = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(config.task_id, AuthorizeOperation.PUSH_SET, ctx)
-        stored = self.service.create_push_config(config, ctx)
-        return wire.encode_result(operation, stored, ctx.version)
+    def _push_config_handler(self, operation: Operation) -> _Handler:
+        """The four push-config methods: decode, authorize the task, call, encode."""
+        authorize_as, method_name = _PUSH_CONFIG[operation]
 
-    def _get_push_config(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        operation = Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG
-        request = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_GET, ctx)
-        config = self.service.get_push_config(request, ctx)
-        return wire.encode_result(operation, config, ctx.version)
+        def handle(
+            params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        ) -> _Outcome:
+            request = wire.decode_params(operation, params, ctx.version)
+            self._authorized_task(request.task_id, authorize_as, ctx)
+            result = getattr(self.service, method_name)(request, ctx)
+            return wire.encode_result(operation, result, ctx.version)
 
-    def _list_push_configs(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        operation = Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
-        request = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_LIST, ctx)
-        configs = self.service.list_push_configs(request, ctx)
-        return wire.encode_result(operation, configs, ctx.version)
-
-    def _delete_push_config(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        operation = Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG
-        request = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_DELETE, ctx)
-        self.service.delete_push_config(request, ctx)
-        return wire.encode_result(operation, None, ctx.version)
+        return handle
 
     def _get_extended_agent_card(
         self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
@@ -563,6 +599,16 @@ def _final_for(event: Any, version: str) -> StreamEvent:
     ):
         raise InternalError("the service yielded something that is not a stream event")
     return event  # type: ignore[no-any-return]
+
+
+def _task_not_found(task_id: str) -> TaskNotFoundError:
+    """The one -32001 for a task the caller cannot see (the runtime's wording)."""
+    return TaskNotFoundError(f"Task {task_id} not found")
+
+
+def _media_type(content_type: str | None) -> str:
+    """``Text/Plain; charset=utf-8`` -> ``text/plain``; "" when absent."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
 
 
 def headers_value(headers: Sequence[tuple[str, str]], name: str) -> str:

@@ -216,6 +216,8 @@ def decode_params(op: Operation, params: Any, version: str, *, path: str = "para
 
     Only GetExtendedAgentCard may omit its params. For push-config Get/Delete,
     ``version`` decides what a lone ``id`` means (0.3: the task; 1.0: the config).
+    Every task id the caller names must look like one a server issues
+    (:func:`~._common.check_task_id`); results from peers are not held to that.
     """
     c.check_version(version)
     if params is None and op is Operation.GET_EXTENDED_AGENT_CARD:
@@ -223,10 +225,33 @@ def decode_params(op: Operation, params: Any, version: str, *, path: str = "para
     if not isinstance(params, Mapping):
         raise c.invalid(path, "params must be an object")
     if op is Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG:
-        return c.decode_get_push_config(params, path, version)
-    if op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
-        return c.decode_delete_push_config(params, path, version)
-    return _DECODERS[REQUEST_TYPES[op]](params, path)
+        request: Any = c.decode_get_push_config(params, path, version)
+    elif op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
+        request = c.decode_delete_push_config(params, path, version)
+    else:
+        request = _DECODERS[REQUEST_TYPES[op]](params, path)
+    _check_task_ids(request, params, path)
+    return request
+
+
+_PUSH_REQUESTS = (
+    TaskPushNotificationConfig,
+    GetTaskPushNotificationConfigRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest,
+)
+
+
+def _check_task_ids(request: object, params: Mapping[str, Any], path: str) -> None:
+    """Apply the task-id format check to the id(s) a request names, at their JSON path."""
+    if isinstance(request, (GetTaskRequest, CancelTaskRequest, SubscribeToTaskRequest)):
+        c.check_task_id(request.id, f"{path}.id")
+    elif isinstance(request, SendMessageRequest):
+        if request.message.task_id is not None:
+            c.check_task_id(request.message.task_id, f"{path}.message.taskId")
+    elif isinstance(request, _PUSH_REQUESTS):
+        member = next((k for k in ("taskId", "task_id") if params.get(k) is not None), "id")
+        c.check_task_id(request.task_id, f"{path}.{member}")
 
 
 def encode_result(op: Operation, result: object, version: str) -> Any:

@@ -58,7 +58,10 @@ from ..models import (
 
 __all__ = [
     "VERSIONS",
+    "MAX_HISTORY_LENGTH",
+    "MAX_TASK_ID_LENGTH",
     "check_version",
+    "check_task_id",
     "invalid",
     "format_timestamp",
     "parse_timestamp",
@@ -103,6 +106,17 @@ T = TypeVar("T")
 #: The protocol versions the codecs speak.
 VERSIONS = ("0.3", "1.0")
 
+#: Largest ``historyLength`` accepted (-32602 above): a bound on what one call may ask
+#: for, as the official SDK has (a2a-python#1177); 0 means "no history" (1.0 §3.2.4).
+MAX_HISTORY_LENGTH = 1000
+
+#: Longest task id a client may name. Ids are server-generated (``tsk-`` + 32 hex here,
+#: UUIDs or ULIDs elsewhere), so 128 leaves room for any sane scheme.
+MAX_TASK_ID_LENGTH = 128
+#: RFC 3986 unreserved characters plus ``:@+=``: safe in a URL path segment (the REST
+#: binding puts the id in ``/tasks/{id}``), in a file or key name and in a log line.
+_TASK_ID = re.compile(r"[A-Za-z0-9._~:@+=-]+")
+
 #: 0.3 DataPart.data must be an object: other values travel as {"value": x} with this flag.
 DATA_PART_COMPAT = "data_part_compat"
 
@@ -126,6 +140,23 @@ def invalid(path: str, description: str) -> InvalidParamsError:
     """An InvalidParamsError that names the bad field, for humans and for BadRequest."""
     message = f"{path}: {description}" if path else description
     return InvalidParamsError(message, field_violations={path: description})
+
+
+def check_task_id(value: str, path: str) -> str:
+    """Refuse task ids no server of ours could have issued, before any store sees them.
+
+    A task id from a client is a lookup key: ``/``, ``..``, NUL, CR/LF,
+    spaces or megabytes in it can only be an attack on whatever stores or logs
+    it (a path, a Redis key, a log line), so it is -32602 rather than -32001.
+    """
+    if len(value) > MAX_TASK_ID_LENGTH:
+        raise invalid(path, f"a task id has at most {MAX_TASK_ID_LENGTH} characters")
+    if not _TASK_ID.fullmatch(value) or value.startswith(".") or ".." in value:
+        raise invalid(
+            path,
+            "a task id holds only letters, digits and ._~:@+=- (not starting with '.', no '..')",
+        )
+    return value
 
 
 # -- primitives --------------------------------------------------------------------------
@@ -156,7 +187,7 @@ def parse_timestamp(value: Any, path: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise invalid(path, f"not an ISO 8601 timestamp: {value!r}") from None
+        raise invalid(path, f"not an ISO 8601 timestamp: {_shown(value)}") from None
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc)
@@ -322,7 +353,8 @@ class Fields:
         if value is None:
             return None
         if value not in kinds:
-            raise invalid(path, f"expected kind {' or '.join(map(repr, kinds))}, got {value!r}")
+            expected = " or ".join(map(repr, kinds))
+            raise invalid(path, f"expected kind {expected}, got {_shown(value)}")
         return str(value)
 
 
@@ -341,6 +373,17 @@ def _json_type(value: Any) -> str:
     if isinstance(value, Mapping):
         return "object"
     return type(value).__name__
+
+
+def _shown(value: Any) -> str:
+    """A peer's value in an error message: short strings quoted, anything else by type.
+
+    Error messages go back to the peer; echoing a megabyte, or Python's repr
+    of a dict, helps nobody.
+    """
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 64 else repr(value[:64]) + "…"
+    return _json_type(value)
 
 
 def _range_text(minimum: int | None, maximum: int | None) -> str:
@@ -394,7 +437,7 @@ def parse_state(value: Any, path: str, *, strict: bool = False) -> TaskState:
         raise invalid(path, f"expected a task state, got {_json_type(value)}")
     if state is None:
         if strict:
-            raise invalid(path, f"unknown task state {value!r}")
+            raise invalid(path, f"unknown task state {_shown(value)}")
         return TaskState.UNKNOWN
     return state
 
@@ -408,7 +451,7 @@ def parse_role(value: Any, path: str) -> Role:
         name = value.strip().upper().removeprefix("ROLE_")
         role = Role.__members__.get(name)
     if role is None:
-        raise invalid(path, f"expected role user or agent, got {value!r}")
+        raise invalid(path, f"expected role user or agent, got {_shown(value)}")
     return role
 
 
@@ -423,7 +466,7 @@ def decode_part(data: Any, path: str) -> Part:
     kind = f.string("kind")
     legacy = f.string("type")  # the discriminator before 0.3 named it ``kind``
     if kind is None and legacy is not None and legacy not in ("text", "file", "data"):
-        raise invalid(join(path, "type"), f"unknown part kind {legacy!r}")
+        raise invalid(join(path, "type"), f"unknown part kind {_shown(legacy)}")
     if kind is None:
         present = [name for name in ("text", "raw", "url", "file") if f.has(name)]
         present += ["data"] if f.contains("data") else []
@@ -442,7 +485,7 @@ def decode_part(data: Any, path: str) -> Part:
         return _decode_file_part(f, metadata)
     if kind == "data":
         return _decode_data_part(f, metadata)
-    raise invalid(join(path, "kind"), f"unknown part kind {kind!r}")
+    raise invalid(join(path, "kind"), f"unknown part kind {_shown(kind)}")
 
 
 def _decode_file_part(f: Fields, metadata: dict[str, Any] | None) -> FilePart:
@@ -570,7 +613,7 @@ def decode_stream_event(data: Any, path: str) -> StreamEvent:
     kind = f.string("kind")
     if kind is not None:
         if kind not in _EVENT_DECODERS or kind in ("statusUpdate", "artifactUpdate"):
-            raise invalid(join(path, "kind"), f"unknown event kind {kind!r}")
+            raise invalid(join(path, "kind"), f"unknown event kind {_shown(kind)}")
         return _EVENT_DECODERS[kind](data, path)
     wrapped = [
         name for name in ("task", "message", "statusUpdate", "artifactUpdate") if f.has(name)
@@ -640,7 +683,7 @@ def decode_send_configuration(data: Any, path: str) -> SendMessageConfiguration:
         blocking = not f.boolean("returnImmediately")
     return SendMessageConfiguration(
         accepted_output_modes=f.strings("acceptedOutputModes"),
-        history_length=f.integer("historyLength", minimum=0),
+        history_length=f.integer("historyLength", minimum=0, maximum=MAX_HISTORY_LENGTH),
         push_notification_config=(
             f.optional("pushNotificationConfig", decode_push_config)
             or f.optional("taskPushNotificationConfig", decode_push_config)
@@ -663,7 +706,7 @@ def decode_get_task(data: Any, path: str) -> GetTaskRequest:
     f = Fields(data, path)
     return GetTaskRequest(
         id=f.required_string("id"),
-        history_length=f.integer("historyLength", minimum=0),
+        history_length=f.integer("historyLength", minimum=0, maximum=MAX_HISTORY_LENGTH),
         metadata=f.struct("metadata"),
         tenant=f.string("tenant"),
     )
@@ -693,7 +736,7 @@ def decode_list_tasks(data: Any, path: str) -> ListTasksRequest:
         status=None if state is TaskState.UNKNOWN else state,
         page_size=f.integer("pageSize", minimum=1, maximum=100),
         page_token=f.string("pageToken"),
-        history_length=f.integer("historyLength", minimum=0),
+        history_length=f.integer("historyLength", minimum=0, maximum=MAX_HISTORY_LENGTH),
         status_timestamp_after=f.timestamp("statusTimestampAfter"),
         include_artifacts=bool(f.boolean("includeArtifacts")),
         tenant=f.string("tenant"),

@@ -18,6 +18,7 @@ from a2a_core.errors import (
 )
 from a2a_core.jsonrpc import (
     DEFAULT_MAX_DEPTH,
+    MAX_ID_LENGTH,
     RPCRequest,
     RPCResponse,
     encode_error_response,
@@ -178,6 +179,38 @@ def test_envelope_errors_name_the_member() -> None:
     assert "Batch" in _raises(b"[1]", InvalidRequestError).message
 
 
+@pytest.mark.parametrize(
+    ("request_id", "accepted"),
+    [
+        ("i" * MAX_ID_LENGTH, True),
+        ("i" * (MAX_ID_LENGTH + 1), False),
+        ("é" * MAX_ID_LENGTH, True),  # characters, not bytes
+        ("i" * 10_000, False),
+        (10**MAX_ID_LENGTH - 1, True),
+        (-(10**MAX_ID_LENGTH - 1), True),
+        (10**MAX_ID_LENGTH, False),
+        (-(10**MAX_ID_LENGTH), False),
+        (12345678901234567890, True),  # beyond 64 bits still survives exactly
+    ],
+)
+def test_ids_are_capped(request_id: Any, accepted: bool) -> None:
+    """Every answer echoes the id, so a huge one is refused (-32600, id null)."""
+    body = _body(jsonrpc="2.0", id=request_id, method="m")
+    if accepted:
+        assert parse_request(body).id == request_id
+    else:
+        error = _raises(body, InvalidRequestError)
+        assert error.request_id is None
+        assert error.field_violations is not None and "id" in error.field_violations
+
+
+def test_an_overlong_id_is_not_echoed_by_later_envelope_errors() -> None:
+    error = _raises(_body(jsonrpc="1.0", id="i" * 300, method="m"), InvalidRequestError)
+    assert error.request_id is None
+    error = _raises(_body(jsonrpc="1.0", id="i" * 30, method="m"), InvalidRequestError)
+    assert error.request_id == "i" * 30
+
+
 def test_notifications_can_be_allowed() -> None:
     request = parse_request(b'{"jsonrpc":"2.0","method":"m"}', allow_notifications=True)
     assert request == RPCRequest(id=None, method="m", params=None, is_notification=True)
@@ -219,6 +252,27 @@ def test_strict_json_failures_are_parse_errors(body: bytes) -> None:
     error = _raises(body, ParseError)
     assert error.code == -32700
     assert error.request_id is None
+
+
+#: Python's own words, which must never reach the peer (they say nothing about JSON).
+_PYTHON_TEXT = ("sys.", "codec", "Error", "Traceback", "int_max_str_digits", "recursion")
+
+
+@pytest.mark.parametrize("body", STRICT_JSON_FAILURES.values(), ids=STRICT_JSON_FAILURES.keys())
+def test_parse_error_messages_are_ours(body: bytes) -> None:
+    message = _raises(body, ParseError).message
+    assert message.startswith("Invalid JSON payload: ")
+    assert not [word for word in _PYTHON_TEXT if word in message], message
+
+
+def test_parse_error_messages_say_where() -> None:
+    assert _raises(b'{"a":1,}', ParseError).message.endswith("at position 7")
+    assert _raises(b'{"a":"\xff"}', ParseError).message.endswith("invalid UTF-8 at byte 6")
+    digits = _raises(STRICT_JSON_FAILURES["huge integer"], ParseError).message
+    assert "integer literal longer than 4300 digits" in digits
+    # The limit is the literal's digits: a sign does not count, 4300 digits still parse.
+    body = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"x":-' + b"9" * 4300 + b"}}"
+    assert parse_request(body).params == {"x": -int("9" * 4300)}
 
 
 def test_the_same_requests_without_the_flaw_parse() -> None:

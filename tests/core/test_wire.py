@@ -73,6 +73,7 @@ from a2a_core.wire import (
     encode_result,
     encode_stream_event,
 )
+from a2a_core.wire._common import check_task_id
 
 VERSIONS = ("0.3", "1.0")
 
@@ -85,7 +86,10 @@ def lossless_in(v: str, version: str) -> bool:
     return v in (version, "both")
 
 
-ids = st.text(string.ascii_letters + string.digits + "-_.", min_size=1, max_size=10)
+# Ids a server could issue (decode_params refuses task ids starting with "." or holding "..").
+ids = st.text(string.ascii_letters + string.digits + "-_.", min_size=1, max_size=10).filter(
+    lambda s: not s.startswith(".") and ".." not in s
+)
 opt_ids = st.none() | ids
 texts = st.text(max_size=6)
 opt_texts = st.none() | st.text(min_size=1, max_size=12)
@@ -960,6 +964,24 @@ BAD_PARAMS: list[tuple[Operation, Any, str, str]] = [
     (Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, {"taskId": "T"}, "1.0", "params.id"),
     (Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, {}, "1.0", "params.id"),
     (Operation.GET_EXTENDED_AGENT_CARD, "x", "1.0", "params"),
+    # Task ids a server never issues (reliability.md §3a row 22) and the historyLength cap.
+    (Operation.GET_TASK, {"id": "a/b"}, "1.0", "params.id"),
+    (Operation.CANCEL_TASK, {"id": ".."}, "1.0", "params.id"),
+    (Operation.SUBSCRIBE_TO_TASK, {"id": "t" * 129}, "1.0", "params.id"),
+    (Operation.SEND_MESSAGE, {"message": {**MSG, "taskId": "t\x00"}}, "1.0",
+     "params.message.taskId"),
+    (Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, {"taskId": "a b", "url": "https://h/"},
+     "1.0", "params.taskId"),
+    (Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, {"id": "a\nb"}, "0.3", "params.id"),
+    (Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, {"task_id": "a\\b", "id": "c"}, "1.0",
+     "params.task_id"),
+    (Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, {"taskId": ".x", "id": "c"}, "1.0",
+     "params.taskId"),
+    (Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, {"id": "é"}, "0.3", "params.id"),
+    (Operation.GET_TASK, {"id": "t", "historyLength": 1001}, "1.0", "params.historyLength"),
+    (Operation.LIST_TASKS, {"historyLength": 10**9}, "1.0", "params.historyLength"),
+    (Operation.SEND_MESSAGE, {"message": MSG, "configuration": {"historyLength": "1001"}}, "1.0",
+     "params.configuration.historyLength"),
 ]
 
 
@@ -986,6 +1008,51 @@ def test_bad_result_is_the_agents_fault() -> None:
         decode_result(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, {"ok": True}, "1.0")
     with pytest.raises(InvalidParamsError):
         decode_stream_event({"task": {"id": "t"}, "message": MSG})
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    ["tsk-0123456789abcdef0123456789abcdef", "0b1e6f3c-6a8e-4b5c-9d2e-1f3a5b7c9d0e",
+     "01ARZ3NDEKTSV4RRFFQ69G5FAV", "urn:uuid:0b1e6f3c", "a.b_c~d:e@f+g=h-1", "t" * 128, "x"],
+)
+def test_task_ids_servers_issue_pass(task_id: str) -> None:
+    assert check_task_id(task_id, "params.id") == task_id
+    request = decode_params(Operation.GET_TASK, {"id": task_id, "historyLength": 1000}, "1.0")
+    assert request == GetTaskRequest(id=task_id, history_length=1000)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(min_size=1, max_size=140))
+def test_task_id_check_is_exactly_its_rule(text: str) -> None:
+    """Accepted ids are short, path-, header- and log-safe; the rest is -32602 naming the path."""
+    safe = (
+        len(text) <= 128
+        and set(text) <= set(string.ascii_letters + string.digits + "._~:@+=-")
+        and not text.startswith(".")
+        and ".." not in text
+    )
+    try:
+        check_task_id(text, "params.id")
+    except InvalidParamsError as exc:
+        assert not safe
+        assert list(exc.field_violations) == ["params.id"]
+        assert len(exc.message) < 120  # the bad id is not echoed back
+    else:
+        assert safe
+
+
+def test_results_from_peers_are_not_held_to_the_task_id_format() -> None:
+    """Other servers may issue ids we would not; the client must still read them."""
+    task = {"id": "projects/p/tasks/t 1", "contextId": "c", "status": {"state": "working"}}
+    assert decode_result(Operation.GET_TASK, task, "0.3").id == "projects/p/tasks/t 1"
+
+
+def test_echoed_values_are_bounded_and_never_python_reprs() -> None:
+    for role, shown in [("x" * 10_000, "'" + "x" * 64 + "'…"), ({"a": [1]}, "object"),
+                        ([], "array")]:
+        with pytest.raises(InvalidParamsError) as caught:
+            decode_params(Operation.SEND_MESSAGE, {"message": {**MSG, "role": role}}, "1.0")
+        assert caught.value.message.endswith(f"got {shown}")
 
 
 @settings(max_examples=60, deadline=None)
