@@ -32,12 +32,18 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_wsgi.stores import EventsExpiredError, MemoryTaskStore, OutboxEntry, open_store
+from a2a_wsgi.stores import (
+    ConflictError,
+    EventsExpiredError,
+    MemoryTaskStore,
+    OutboxEntry,
+    open_store,
+)
 
 psycopg = pytest.importorskip("psycopg")
 
 from a2a_wsgi import db_cli  # noqa: E402
-from a2a_wsgi.stores import codec, postgres  # noqa: E402
+from a2a_wsgi.stores import codec  # noqa: E402
 from a2a_wsgi.stores.postgres import (  # noqa: E402
     SCHEMA_VERSION,
     PostgresTaskStore,
@@ -46,6 +52,7 @@ from a2a_wsgi.stores.postgres import (  # noqa: E402
     split_schema,
     upgrade_schema,
 )
+from a2a_wsgi.stores.postgres import pool as pg_pool  # noqa: E402
 
 pytestmark = pytest.mark.postgres
 
@@ -337,7 +344,7 @@ def test_a_forked_child_opens_its_own_connections(url: str, schema: str,
                 store.save(replace(stored.task, metadata={"by": "child"}),
                            expected_version=stored.version, events=[status(TaskState.WORKING)])
                 code = 0
-            for conn in postgres._INHERITED:  # what finalizers at a normal exit would do
+            for conn in pg_pool.INHERITED:  # what finalizers at a normal exit would do
                 conn.close()
         finally:
             os._exit(code)
@@ -435,3 +442,88 @@ def test_one_save_of_more_events_than_the_log_keeps_trims_like_memory(
             store.events_after("t1", 3)
         assert caught.value.floor == 4
     assert sql(url, f'SELECT min(seq), count(*) FROM "{schema}".a2a_events') == [(5, 3)]
+
+
+# -- what docs/deployment.md promises about connections and settings ---------------------------
+
+
+def sessions(url: str, name: str) -> list[tuple[Any, ...]]:
+    return sql(url, "SELECT state, query FROM pg_stat_activity WHERE application_name = %s",
+               (name,))
+
+
+def test_a_process_keeps_at_most_max_idle_connections_plus_one_listener(
+        url: str, schema: str, stores: list[Any]) -> None:
+    store = PostgresTaskStore(url, schema=schema, max_idle=2, application_name=schema)
+    stores.append(store)
+    store.save(task(), expected_version=None)
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def bump() -> None:  # 8 threads at once: 8 connections in use, 6 closed afterwards
+        try:
+            barrier.wait(timeout=10)
+            for _ in range(5):
+                while True:
+                    stored = store.load("t1")
+                    assert stored is not None
+                    try:
+                        store.save(task(), expected_version=stored.version)
+                        break
+                    except ConflictError:
+                        continue
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=bump) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    stored = store.load("t1")
+    assert stored is not None and stored.version == 1 + 8 * 5  # no lost write
+    assert len(sessions(url, schema)) <= 2
+    assert not [q for _, q in sessions(url, schema) if q.startswith("LISTEN")]
+    store.wait_for_events("t1", 0, 0.01)  # the first waiting stream starts the listener
+    listening = [q for _, q in sessions(url, schema) if q == f'LISTEN "{store.channel}"']
+    assert listening and len(sessions(url, schema)) <= 3
+    store.close()
+    deadline = time.monotonic() + 5
+    while sessions(url, schema):
+        assert time.monotonic() < deadline, "close() left sessions open"
+        time.sleep(0.02)
+
+
+def test_url_options_reach_the_stores_connections(url: str, schema: str, stores: list[Any]) -> None:
+    """``?options=-c synchronous_commit=off`` (percent-encoded) survives ``?schema=``."""
+    assert split_schema("postgresql://h/db?options=-c%20a%3Db&schema=s&x=%2B") == (
+        "postgresql://h/db?options=-c%20a%3Db&x=%2B", "s")
+    store = PostgresTaskStore(
+        f"{url}?options=-c%20synchronous_commit%3Doff&schema={schema}&application_name={schema}")
+    stores.append(store)
+    assert store.schema == schema
+    store.save(task(), expected_version=None, events=[status(TaskState.WORKING)])
+    assert store.wait_for_events("t1", 0, 1)  # the listener connected with them too
+    assert len(sessions(url, schema)) == 2
+    with store._pool.connection() as conn:
+        row = conn.execute("SHOW synchronous_commit").fetchone()
+    assert row == ("off",)
+
+
+@pytest.mark.parametrize("threshold", [None, 0, 5])
+def test_statements_are_prepared_on_the_server_as_configured(
+        url: str, schema: str, stores: list[Any], threshold: int | None) -> None:
+    store = PostgresTaskStore(url, schema=schema, prepare_threshold=threshold)
+    stores.append(store)
+    version = store.save(task(), expected_version=None)
+    for _ in range(6):  # one thread: every statement runs on the one pooled connection
+        version = store.save(task(), expected_version=version, events=[status(TaskState.WORKING)])
+        assert store.load("t1") is not None
+    with store._pool.connection() as conn:
+        prepared = conn.execute("SELECT statement FROM pg_prepared_statements").fetchall()
+    texts = " ".join(text for (text,) in prepared)
+    if threshold is None:
+        assert prepared == []
+    else:
+        assert "a2a_tasks" in texts and "a2a_events" in texts and f'"{schema}"' in texts
