@@ -23,26 +23,17 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 import requests
 
 from a2a_core.caching import CardCache
-from a2a_core.errors import RemoteProtocolError
 from a2a_core.methods import Operation
 from a2a_core.models import (
     AgentCard,
-    CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest,
-    ListTasksResponse,
     Message,
     PushNotificationConfig,
     Role,
@@ -51,43 +42,28 @@ from a2a_core.models import (
     SendResult,
     SubscribeToTaskRequest,
     Task,
-    TaskPushNotificationConfig,
-    TaskState,
     TextPart,
 )
 
 from .cards import Endpoint, card_url_for, fetch_card, select_endpoint
 from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled, wait_for_task
-from .rpc import RPCChannel, stream_event
+from .rpc import RPCChannel, TimeoutLike, as_timeout, stream_event
 from .streams import EventStream
-from .transport import DEFAULT_TIMEOUT, Reply, Timeout, Transport
+from .tasks import TaskOperations
+from .transport import DEFAULT_TIMEOUT, Reply, Transport
 
 __all__ = ["A2AClient", "DEFAULT_STREAM_IDLE_TIMEOUT", "TimeoutLike"]
 
 #: Seconds a stream may stay silent (no event, no heartbeat) before it counts as dropped.
 DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
-#: A float (both phases) or (connect, read) seconds.
-TimeoutLike = float | tuple[float, float]
-
-
-def _as_timeout(value: TimeoutLike | None, default: Timeout) -> Timeout:
-    """Normalise a timeout; ``None`` means "the client's default", never "forever"."""
-    if value is None:
-        return default
-    if isinstance(value, tuple):
-        connect, read = value
-    else:
-        connect = read = value
-    if connect is None or read is None or connect <= 0 or read <= 0:
-        raise ValueError("timeouts must be positive numbers (there is no infinite wait)")
-    return float(connect), float(read)
 
 
 def _utc_now() -> datetime:
+    """Aware UTC now: the card cache compares it with HTTP dates."""
     return datetime.now(timezone.utc)
 
 
-class A2AClient:
+class A2AClient(TaskOperations):
     """A blocking client for one remote agent.
 
     :param url_or_card: the agent's base URL (its card is at
@@ -131,8 +107,8 @@ class A2AClient:
         self._card = None if isinstance(url_or_card, str) else url_or_card
         self._card_url: str | None = card_url_for(self._url) if self._url else None
         self._discovery_url = self._url  # becomes the card's own URL once found
-        self.timeout = _as_timeout(timeout, DEFAULT_TIMEOUT)
-        self.stream_idle_timeout = _as_timeout(stream_idle_timeout, self.timeout)[1]
+        self.timeout = as_timeout(timeout, DEFAULT_TIMEOUT)
+        self.stream_idle_timeout = as_timeout(stream_idle_timeout, self.timeout)[1]
         self.requested_version = version
         self.extensions = tuple(extensions)
         self.max_reconnects = max_reconnects
@@ -190,6 +166,14 @@ class A2AClient:
                 self._card, self._discovery_url = card, self._card_url
         return self._card
 
+    def get_extended_card(self) -> AgentCard:
+        """GetExtendedAgentCard; it replaces the public card for this client (spec SHOULD)."""
+        request = GetExtendedAgentCardRequest()
+        card = cast(AgentCard, self._call(Operation.GET_EXTENDED_AGENT_CARD, request))
+        with self._lock:
+            self._card = card
+        return card
+
     @property
     def card(self) -> AgentCard:
         """The card, fetched on first use."""
@@ -229,8 +213,9 @@ class A2AClient:
         return self._rpc.activated_extensions
 
     def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
+        """One call, decoded into the operation's result model (see RPCChannel.call)."""
         self._check_open()
-        return self._rpc.call(op, request, _as_timeout(timeout, self.timeout))
+        return self._rpc.call(op, request, as_timeout(timeout, self.timeout))
 
     def _open_stream(self, op: Operation, request: Any, last_event_id: str | None = None) -> Reply:
         self._check_open()
@@ -281,6 +266,7 @@ class A2AClient:
         push_notification_config: PushNotificationConfig | None,
         metadata: Mapping[str, Any] | None,
     ) -> SendMessageRequest:
+        """The SendMessageRequest both send_message and stream_message put on the wire."""
         configuration = SendMessageConfiguration(
             accepted_output_modes=tuple(accepted_output_modes),
             history_length=history_length,
@@ -322,8 +308,7 @@ class A2AClient:
             push_notification_config=push_notification_config,
             metadata=metadata,
         )
-        result: SendResult = self._call(Operation.SEND_MESSAGE, request, timeout)
-        return result
+        return cast(SendResult, self._call(Operation.SEND_MESSAGE, request, timeout))
 
     def stream_message(
         self,
@@ -358,64 +343,6 @@ class A2AClient:
 
     #: The 0.3 name of :meth:`subscribe`.
     resubscribe = subscribe
-
-    # -- tasks ----------------------------------------------------------------------------
-
-    def get_task(
-        self, task_id: str, *, history_length: int | None = None, timeout: TimeoutLike | None = None
-    ) -> Task:
-        """GetTask (``tasks/get``)."""
-        request = GetTaskRequest(id=task_id, history_length=history_length)
-        task: Task = self._call(Operation.GET_TASK, request, timeout)
-        return task
-
-    def cancel_task(
-        self,
-        task_id: str,
-        *,
-        metadata: Mapping[str, Any] | None = None,
-        timeout: TimeoutLike | None = None,
-    ) -> Task:
-        """CancelTask (``tasks/cancel``)."""
-        request = CancelTaskRequest(id=task_id, metadata=dict(metadata) if metadata else None)
-        task: Task = self._call(Operation.CANCEL_TASK, request, timeout)
-        return task
-
-    def list_tasks_page(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
-        """One ListTasks page, for callers who manage ``page_token`` themselves."""
-        page: ListTasksResponse = self._call(Operation.LIST_TASKS, request or ListTasksRequest())
-        return page
-
-    def list_tasks(
-        self,
-        *,
-        context_id: str | None = None,
-        status: TaskState | None = None,
-        page_size: int | None = None,
-        history_length: int | None = None,
-        status_timestamp_after: datetime | None = None,
-        include_artifacts: bool = False,
-    ) -> Iterator[Task]:
-        """ListTasks across every page, lazily (each page is fetched when needed)."""
-        request = ListTasksRequest(
-            context_id=context_id,
-            status=status,
-            page_size=page_size,
-            history_length=history_length,
-            status_timestamp_after=status_timestamp_after,
-            include_artifacts=include_artifacts,
-        )
-        seen_tokens: set[str] = set()
-        while True:
-            page = self.list_tasks_page(request)
-            yield from page.tasks
-            token = page.next_page_token
-            if not token:
-                return
-            if token in seen_tokens:
-                raise RemoteProtocolError(f"ListTasks returned page token {token!r} twice")
-            seen_tokens.add(token)
-            request = dataclasses.replace(request, page_token=token)
 
     # -- polling --------------------------------------------------------------------------
 
@@ -470,54 +397,3 @@ class A2AClient:
             cancel=cancel,
             first=result,
         )
-
-    # -- push notification configs --------------------------------------------------------
-
-    def create_task_push_notification_config(
-        self, task_id: str, config: PushNotificationConfig
-    ) -> TaskPushNotificationConfig:
-        """CreateTaskPushNotificationConfig (``tasks/pushNotificationConfig/set``)."""
-        request = TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
-        created: TaskPushNotificationConfig = self._call(
-            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request
-        )
-        return created
-
-    def get_task_push_notification_config(
-        self, task_id: str, config_id: str | None = None
-    ) -> TaskPushNotificationConfig:
-        """GetTaskPushNotificationConfig (``tasks/pushNotificationConfig/get``)."""
-        request = GetTaskPushNotificationConfigRequest(task_id=task_id, config_id=config_id)
-        found: TaskPushNotificationConfig = self._call(
-            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, request
-        )
-        return found
-
-    def list_task_push_notification_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
-        """ListTaskPushNotificationConfigs, every page (0.3 answers a bare array)."""
-        request = ListTaskPushNotificationConfigsRequest(task_id=task_id)
-        configs: list[TaskPushNotificationConfig] = []
-        while True:
-            result = self._call(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, request)
-            if not isinstance(result, ListTaskPushNotificationConfigsResponse):
-                return [*configs, *result]
-            configs.extend(result.configs)
-            if not result.next_page_token or result.next_page_token == request.page_token:
-                return configs
-            request = dataclasses.replace(request, page_token=result.next_page_token)
-
-    def delete_task_push_notification_config(self, task_id: str, config_id: str) -> None:
-        """DeleteTaskPushNotificationConfig (``tasks/pushNotificationConfig/delete``)."""
-        request = DeleteTaskPushNotificationConfigRequest(task_id=task_id, config_id=config_id)
-        self._call(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, request)
-
-    # -- extended card --------------------------------------------------------------------
-
-    def get_extended_card(self) -> AgentCard:
-        """GetExtendedAgentCard; it replaces the public card for this client (spec SHOULD)."""
-        card: AgentCard = self._call(
-            Operation.GET_EXTENDED_AGENT_CARD, GetExtendedAgentCardRequest()
-        )
-        with self._lock:
-            self._card = card
-        return card

@@ -27,7 +27,23 @@ from .cards import Endpoint
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
-__all__ = ["RPCChannel", "stream_event"]
+__all__ = ["RPCChannel", "TimeoutLike", "as_timeout", "stream_event"]
+
+#: A float (both phases) or (connect, read) seconds.
+TimeoutLike = float | tuple[float, float]
+
+
+def as_timeout(value: TimeoutLike | None, default: Timeout) -> Timeout:
+    """Normalise a timeout; ``None`` means "the client's default", never "forever"."""
+    if value is None:
+        return default
+    if isinstance(value, tuple):
+        connect, read = value
+    else:
+        connect = read = value
+    if connect is None or read is None or connect <= 0 or read <= 0:
+        raise ValueError("timeouts must be positive numbers (there is no infinite wait)")
+    return float(connect), float(read)
 
 
 def _ok(reply: Reply) -> bool:

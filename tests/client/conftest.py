@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -12,25 +11,7 @@ from typing import Any
 
 import pytest
 from client_peers import Peer
-from werkzeug.serving import make_server
-
-
-class Served:
-    """A WSGI app listening on an ephemeral port; ``url`` has no trailing slash."""
-
-    def __init__(self, app: Callable[..., Any]) -> None:
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.port = self.server.socket.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.thread.join()
-        self.server.server_close()
+from support.wsgi_server import Served
 
 
 @pytest.fixture(autouse=True)

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from client_peers import Err, Peer, card_v03, sse, sse_event, status_json, task_json
-from conftest import Served
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.wsgi_server import Served
 from werkzeug.wrappers import Response
 
 from a2a_client import A2AClient

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from client_peers import Err, Peer, card_v03, card_v10, task_json
-from conftest import Served
+from support.wsgi_server import Served
 from werkzeug.wrappers import Response
 
 from a2a_client.errors import HTTPStatusError

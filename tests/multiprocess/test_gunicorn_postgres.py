@@ -12,124 +12,40 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from multiprocess_support import (
+    APP_PATH,
+    LEASE_SECONDS,
+    MultiprocessAgent,
+    fresh_peer,
+    get,
+    send,
+    tagged_app,
+    wait_state,
+)
+from support.a2a_http import state_of, texts, user_message
+from support.gunicorn import ServerProcess, start_gunicorn
 
-from a2a_core.models import Message
-from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 
-ROOT = Path(__file__).resolve().parents[2]
-LEASE_SECONDS = 1.5
-
-
-class HostAgent(Agent):
-    """``chunks:N`` streams N artifact chunks; ``hang`` runs until canceled;
-    ``sleep:S`` replies after S seconds; anything else is echoed."""
-
+class HostAgent(MultiprocessAgent):
     name = "Two Hosts Test Agent"
 
-    def handle_message(self, message: Message, context: AgentContext) -> Any:
-        kind, _, arg = (message.text or "").partition(":")
-        if kind == "chunks":
-            count = int(arg)
-            for n in range(count):
-                if context.is_cancelled():
-                    return None
-                context.emit_artifact(f"chunk {n}", artifact_id=f"art-{context.task_id}",
-                                      append=n > 0, last_chunk=n == count - 1)
-                time.sleep(0.05)
-            return None
-        if kind == "hang":
-            deadline = time.monotonic() + 60
-            while not context.is_cancelled() and time.monotonic() < deadline:
-                time.sleep(0.02)
-            return None
-        if kind == "sleep":
-            time.sleep(float(arg))
-            return reply("slept")
-        return reply(message.text or "")
 
-
-def _build() -> Any:
-    inner = A2AApp(HostAgent(), base_url="http://127.0.0.1/",
-                   store=os.environ["A2A_TEST_PG_STORE"], heartbeat_interval=0.5,
-                   runtime_options={"lease_seconds": LEASE_SECONDS, "poll_interval": 0.05})
-    inner.runtime.start_keeper()  # every worker reaps, even one that never ran a task
-    instance = os.environ["A2A_TEST_INSTANCE"]
-
-    def app(environ: dict[str, Any], start_response: Any) -> Any:
-        def tagged(status: str, headers: list[tuple[str, str]], *exc: Any) -> Any:
-            return start_response(status, [*headers, ("X-Instance", instance),
-                                           ("X-Worker-Pid", str(os.getpid()))], *exc)
-
-        return inner(environ, tagged)
-
-    return app
-
-
-app = _build() if os.environ.get("A2A_TEST_PG_STORE") else None
+app = (tagged_app(HostAgent(), os.environ["A2A_TEST_PG_STORE"],
+                  {"X-Instance": os.environ["A2A_TEST_INSTANCE"]}, keeper=True)
+       if os.environ.get("A2A_TEST_PG_STORE") else None)
 
 
 # -- the servers (pytest side) --------------------------------------------------------------
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class _Instance:
-    """One gunicorn master and its workers, in its own process group."""
-
-    def __init__(self, name: str, store_url: str, logs: Path) -> None:
-        self.name, self.port = name, _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.log_path = logs / f"gunicorn-{name}.log"
-        env = {**os.environ, "A2A_TEST_PG_STORE": store_url, "A2A_TEST_INSTANCE": name,
-               "PYTHONPATH": os.pathsep.join([str(ROOT / "tests" / "multiprocess"), str(ROOT)])}
-        argv = [sys.executable, "-m", "gunicorn", "-k", "gthread", "--workers", "2",
-                "--threads", "8", "--graceful-timeout", "1", "-b", f"127.0.0.1:{self.port}",
-                "test_gunicorn_postgres:app"]
-        self._log = self.log_path.open("wb")  # a file: a full pipe would stall gunicorn
-        self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True,
-                                     stdout=subprocess.DEVNULL, stderr=self._log)
-
-    def wait_ready(self, deadline: float) -> None:
-        import requests
-
-        while True:
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"{self.name} did not start:\n{self.log_path.read_text()}")
-            try:
-                requests.get(self.url + ".well-known/agent-card.json", timeout=5)
-                return
-            except requests.RequestException:
-                time.sleep(0.1)
-
-    def stop(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=10)
-        except ProcessLookupError:
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=5)
-        finally:
-            self._log.close()
 
 
 @dataclass(frozen=True)
@@ -149,10 +65,14 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
     postgres_url()  # skip (fail in CI) without the service
     schema = unique_schema()
     logs = tmp_path_factory.mktemp("two-hosts")
-    started: list[_Instance] = []
+    started: list[ServerProcess] = []
     try:
         upgrade_schema(postgres_url(), schema=schema)  # what a deploy step would do
-        started += [_Instance(name, schema_url(schema), logs) for name in ("A", "B")]
+        for name in ("A", "B"):
+            started.append(start_gunicorn(
+                "test_gunicorn_postgres:app", log_path=logs / f"gunicorn-{name}.log",
+                env={"A2A_TEST_PG_STORE": schema_url(schema), "A2A_TEST_INSTANCE": name},
+                pythonpath=APP_PATH, workers=2))
         deadline = time.monotonic() + 30
         for instance in started:
             instance.wait_ready(deadline)
@@ -166,42 +86,9 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _peer(url: str) -> Any:
-    """A fresh connection per call, so calls spread over the instance's workers."""
-    from support.a2a_http import Peer
-
-    class FreshPeer(Peer):
-        def post(self, body: Any, *, headers: dict[str, str] | None = None) -> dict[str, Any]:
-            self.session.close()
-            return super().post(body, headers=headers)
-
-    return FreshPeer(url, "1.0")
-
-
-def _send(url: str, text: str) -> tuple[dict[str, Any], str]:
-    """A non-blocking send; the task and the pid of the worker that runs it."""
-    peer = _peer(url)
-    task = peer.send(text, blocking=False)
-    return task, peer.last.headers["X-Worker-Pid"]
-
-
 def _get(url: str, task_id: str) -> tuple[dict[str, Any], str]:
-    peer = _peer(url)
-    response = peer.rpc("get", {"id": task_id})
-    assert "result" in response, response
-    return response["result"], peer.last.headers["X-Instance"]
-
-
-def _wait_state(url: str, task_id: str, states: set[str], timeout: float = 15) -> dict[str, Any]:
-    from support.a2a_http import state_of
-
-    deadline = time.monotonic() + timeout
-    while True:
-        task, _ = _get(url, task_id)
-        if state_of(task) in states or time.monotonic() > deadline:
-            assert state_of(task) in states, f"task {task_id} never reached {states}: {task}"
-            return task
-        time.sleep(0.05)
+    """GetTask; the task and the instance ("A" or "B") that answered."""
+    return get(url, task_id, "X-Instance")
 
 
 def _leases(hosts: Hosts, task_id: str) -> int:
@@ -217,8 +104,8 @@ def _leases(hosts: Hosts, task_id: str) -> int:
 
 def _log_of(url: str, task_id: str) -> list[dict[str, Any]]:
     """The whole event log of a task, replayed from the start (Last-Event-ID 0)."""
-    with _peer(url).stream("subscribe", {"id": task_id},
-                           headers={"Last-Event-ID": "0"}) as (_, events):
+    with fresh_peer(url).stream("subscribe", {"id": task_id},
+                                headers={"Last-Event-ID": "0"}) as (_, events):
         return [e.data["result"] for e in events]
 
 
@@ -227,15 +114,13 @@ def _log_of(url: str, task_id: str) -> list[dict[str, Any]]:
 
 def test_send_on_one_host_then_get_list_and_subscribe_on_the_other(
         hosts: Hosts) -> None:
-    from support.a2a_http import state_of
-
     a, b = hosts.a, hosts.b
-    task, _ = _send(a, "chunks:30")
+    task, _ = send(a, "chunks:30")
     got, instance = _get(b, task["id"])
     assert (got["id"], instance) == (task["id"], "B")
-    listed = _peer(b).rpc("list", {})["result"]["tasks"]
+    listed = fresh_peer(b).rpc("list", {})["result"]["tasks"]
     assert task["id"] in [t["id"] for t in listed]
-    with _peer(b).stream("subscribe", {"id": task["id"]}) as (response, events):
+    with fresh_peer(b).stream("subscribe", {"id": task["id"]}) as (response, events):
         assert response.headers["X-Instance"] == "B"
         seen = [event.data["result"] for event in events]
     assert "task" in seen[0] and state_of(seen[-1]["statusUpdate"]) == "completed"
@@ -250,13 +135,11 @@ def test_send_on_one_host_then_get_list_and_subscribe_on_the_other(
 
 
 def test_a_cancel_on_the_other_host_stops_the_running_agent(hosts: Hosts) -> None:
-    from support.a2a_http import state_of
-
     a, b = hosts.a, hosts.b
-    task, _ = _send(a, "hang")
-    _wait_state(b, task["id"], {"working"})
+    task, _ = send(a, "hang")
+    wait_state(b, task["id"], {"working"})
     assert _leases(hosts, task["id"]) == 1  # A's worker holds it while the agent runs
-    answer = _peer(b).rpc("cancel", {"id": task["id"]})
+    answer = fresh_peer(b).rpc("cancel", {"id": task["id"]})
     assert state_of(answer["result"]) == "canceled", answer
     deadline = time.monotonic() + 10
     while _leases(hosts, task["id"]):  # released once A's agent saw the cancel and returned
@@ -269,10 +152,8 @@ def test_a_cancel_on_the_other_host_stops_the_running_agent(hosts: Hosts) -> Non
 
 def test_a_dropped_stream_resumed_on_the_other_host_gets_every_event_once(
         hosts: Hosts) -> None:
-    from support.a2a_http import user_message
-
     a, b = hosts.a, hosts.b
-    peer = _peer(a)
+    peer = fresh_peer(a)
     first: list[Any] = []
     with peer.stream("stream", {"message": user_message("chunks:12", "1.0")}) as (_, events):
         for event in events:
@@ -280,8 +161,8 @@ def test_a_dropped_stream_resumed_on_the_other_host_gets_every_event_once(
             if len(first) == 4:
                 break  # hang up mid-stream
     task_id = first[0].data["result"]["task"]["id"]
-    with _peer(b).stream("subscribe", {"id": task_id},
-                         headers={"Last-Event-ID": first[-1].id}) as (response, events):
+    with fresh_peer(b).stream("subscribe", {"id": task_id},
+                              headers={"Last-Event-ID": first[-1].id}) as (response, events):
         assert response.headers["X-Instance"] == "B"
         rest = list(events)
     ids = [int(e.id) for e in first + rest]
@@ -295,18 +176,16 @@ def test_a_dropped_stream_resumed_on_the_other_host_gets_every_event_once(
 @pytest.mark.parametrize("delay", [0.15, 0.3, 0.45])
 def test_cancels_on_both_hosts_racing_a_completion_leave_one_final_state(
         hosts: Hosts, delay: float) -> None:
-    from support.a2a_http import state_of
-
     a, b = hosts.a, hosts.b
-    task, _ = _send(a, "sleep:0.3")
+    task, _ = send(a, "sleep:0.3")
 
     def cancel(url: str) -> dict[str, Any]:
         time.sleep(delay)
-        return _peer(url).rpc("cancel", {"id": task["id"]})
+        return fresh_peer(url).rpc("cancel", {"id": task["id"]})
 
     with ThreadPoolExecutor(2) as pool:
         answers = list(pool.map(cancel, [a, b]))
-    state = state_of(_wait_state(b, task["id"], {"completed", "canceled"}))
+    state = state_of(wait_state(b, task["id"], {"completed", "canceled"}))
     time.sleep(0.5)
     assert state_of(_get(a, task["id"])[0]) == state == state_of(_get(b, task["id"])[0])
     for answer in answers:
@@ -322,16 +201,14 @@ def test_cancels_on_both_hosts_racing_a_completion_leave_one_final_state(
 
 def test_kill_9_on_one_host_fails_the_task_and_the_other_host_tells_its_subscriber(
         hosts: Hosts) -> None:
-    from support.a2a_http import state_of, texts
-
     a, b = hosts.a, hosts.b
-    task, victim = _send(a, "hang")
-    _wait_state(b, task["id"], {"working"})
+    task, victim = send(a, "hang")
+    wait_state(b, task["id"], {"working"})
     heard: list[tuple[dict[str, Any], float]] = []
     opened = threading.Event()
 
     def subscribe() -> None:
-        with _peer(b).stream("subscribe", {"id": task["id"]}) as (_, events):
+        with fresh_peer(b).stream("subscribe", {"id": task["id"]}) as (_, events):
             assert state_of(next(events).data["result"]["task"]) == "working"
             opened.set()
             final = next(events).data["result"]["statusUpdate"]

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
 import sys
-import time
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from support.a2a_http import ROOT, Peer, served, state_of, texts, user_message
+from support.a2a_http import Peer, served, state_of, texts, user_message
+from support.gunicorn import ServerProcess, free_port, gunicorn_argv
 
 from a2a_core.models import AgentSkill, Message
 from a2a_wsgi import (
@@ -199,63 +196,25 @@ def test_serve_main_rejects_bad_targets(capsys: pytest.CaptureFixture[str]) -> N
     assert "HOST:PORT" in capsys.readouterr().err
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def process_group() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for proc in started:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        if proc.stderr is not None:
-            proc.stderr.close()
-
-
-def _wait_for(url: str, proc: subprocess.Popen[bytes]) -> requests.Response:
-    deadline = time.monotonic() + 20
-    while True:
-        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "exited"
-        try:
-            return requests.get(url, timeout=1)
-        except requests.ConnectionError:
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.1)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["gunicorn", "a2a-serve"])
-def test_gunicorn_serves_the_echo_example(
-    how: str, process_group: list[subprocess.Popen[bytes]]
-) -> None:
-    port = _free_port()
+def test_gunicorn_serves_the_echo_example(how: str, tmp_path: Path) -> None:
+    port = free_port()
     bind = f"127.0.0.1:{port}"
     if how == "gunicorn":
-        argv = [sys.executable, "-m", "gunicorn", "-k", "gthread", "--threads", "4",
-                "-b", bind, "examples.echo:app"]
+        argv = gunicorn_argv("examples.echo:app", port=port, threads=4, graceful_timeout=None)
     else:
         argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", "examples.echo:app",
                 "--bind", bind, "--threads", "4"]
-    env = {**os.environ, "A2A_BASE_URL": f"http://{bind}/"}
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    process_group.append(proc)
-    card = _wait_for(f"http://{bind}/.well-known/agent-card.json", proc)
-    assert card.json()["name"] == "Echo Agent"
-    peer = Peer(f"http://{bind}/", "1.0")
-    assert reply_text(peer.send("over gunicorn")) == "over gunicorn"
-    with peer.stream("stream", {"message": user_message("streamed", "1.0")}) as (response, events):
-        assert response.headers["Content-Type"].startswith("text/event-stream")
-        assert "task" in next(iter(events)).data["result"]
+    env = {"A2A_BASE_URL": f"http://{bind}/"}
+    with ServerProcess(argv, port=port, log_path=tmp_path / "server.log", env=env) as server:
+        assert server.wait_ready().json()["name"] == "Echo Agent"
+        peer = Peer(server.url, "1.0")
+        assert reply_text(peer.send("over gunicorn")) == "over gunicorn"
+        message = {"message": user_message("streamed", "1.0")}
+        with peer.stream("stream", message) as (response, events):
+            assert response.headers["Content-Type"].startswith("text/event-stream")
+            assert "task" in next(iter(events)).data["result"]
 
 
 @pytest.mark.parametrize("version", ["0.3", "1.0"])

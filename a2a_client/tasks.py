@@ -1,0 +1,134 @@
+"""The task operations of :class:`~a2a_client.A2AClient`: get, cancel, list, push configs.
+
+A mixin, so that ``client.py`` keeps discovery, sending, streaming and polling. Each
+operation here is the same small step (a request model in, the decoded answer out,
+through the client's ``_call``), except the two listings, which follow page tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from datetime import datetime
+from typing import Any, cast
+
+from a2a_core.errors import RemoteProtocolError
+from a2a_core.methods import Operation
+from a2a_core.models import (
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    PushNotificationConfig,
+    Task,
+    TaskPushNotificationConfig,
+    TaskState,
+)
+
+from .rpc import TimeoutLike
+
+__all__ = ["TaskOperations"]
+
+
+class TaskOperations:
+    """GetTask, CancelTask, ListTasks and the push-notification-config operations."""
+
+    def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
+        """One call, decoded into the operation's result model; the client supplies it."""
+        raise NotImplementedError
+
+    # -- tasks ----------------------------------------------------------------------------
+
+    def get_task(
+        self, task_id: str, *, history_length: int | None = None, timeout: TimeoutLike | None = None
+    ) -> Task:
+        """GetTask (``tasks/get``)."""
+        request = GetTaskRequest(id=task_id, history_length=history_length)
+        return cast(Task, self._call(Operation.GET_TASK, request, timeout))
+
+    def cancel_task(
+        self,
+        task_id: str,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        timeout: TimeoutLike | None = None,
+    ) -> Task:
+        """CancelTask (``tasks/cancel``)."""
+        request = CancelTaskRequest(id=task_id, metadata=dict(metadata) if metadata else None)
+        return cast(Task, self._call(Operation.CANCEL_TASK, request, timeout))
+
+    def list_tasks_page(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
+        """One ListTasks page, for callers who manage ``page_token`` themselves."""
+        page = self._call(Operation.LIST_TASKS, request or ListTasksRequest())
+        return cast(ListTasksResponse, page)
+
+    def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        status: TaskState | None = None,
+        page_size: int | None = None,
+        history_length: int | None = None,
+        status_timestamp_after: datetime | None = None,
+        include_artifacts: bool = False,
+    ) -> Iterator[Task]:
+        """ListTasks across every page, lazily (each page is fetched when needed)."""
+        request = ListTasksRequest(
+            context_id=context_id,
+            status=status,
+            page_size=page_size,
+            history_length=history_length,
+            status_timestamp_after=status_timestamp_after,
+            include_artifacts=include_artifacts,
+        )
+        seen_tokens: set[str] = set()
+        while True:
+            page = self.list_tasks_page(request)
+            yield from page.tasks
+            token = page.next_page_token
+            if not token:
+                return
+            if token in seen_tokens:
+                raise RemoteProtocolError(f"ListTasks returned page token {token!r} twice")
+            seen_tokens.add(token)
+            request = dataclasses.replace(request, page_token=token)
+
+    # -- push notification configs --------------------------------------------------------
+
+    def create_task_push_notification_config(
+        self, task_id: str, config: PushNotificationConfig
+    ) -> TaskPushNotificationConfig:
+        """CreateTaskPushNotificationConfig (``tasks/pushNotificationConfig/set``)."""
+        request = TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
+        created = self._call(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request)
+        return cast(TaskPushNotificationConfig, created)
+
+    def get_task_push_notification_config(
+        self, task_id: str, config_id: str | None = None
+    ) -> TaskPushNotificationConfig:
+        """GetTaskPushNotificationConfig (``tasks/pushNotificationConfig/get``)."""
+        request = GetTaskPushNotificationConfigRequest(task_id=task_id, config_id=config_id)
+        found = self._call(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, request)
+        return cast(TaskPushNotificationConfig, found)
+
+    def list_task_push_notification_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+        """ListTaskPushNotificationConfigs, every page (0.3 answers a bare array)."""
+        request = ListTaskPushNotificationConfigsRequest(task_id=task_id)
+        configs: list[TaskPushNotificationConfig] = []
+        while True:
+            result = self._call(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, request)
+            if not isinstance(result, ListTaskPushNotificationConfigsResponse):
+                return [*configs, *result]
+            configs.extend(result.configs)
+            if not result.next_page_token or result.next_page_token == request.page_token:
+                return configs
+            request = dataclasses.replace(request, page_token=result.next_page_token)
+
+    def delete_task_push_notification_config(self, task_id: str, config_id: str) -> None:
+        """DeleteTaskPushNotificationConfig (``tasks/pushNotificationConfig/delete``)."""
+        request = DeleteTaskPushNotificationConfigRequest(task_id=task_id, config_id=config_id)
+        self._call(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, request)

@@ -1,0 +1,110 @@
+"""Start and stop real server processes (gunicorn, ``a2a serve``) for tests.
+
+Each server runs in its own session, so its workers share its process group and
+:meth:`ServerProcess.stop` ends them all, SIGKILL if SIGTERM is not enough. Its
+stderr goes to a file: a full pipe would stall gunicorn, and the file is what a
+failed start shows.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import requests
+
+__all__ = ["ROOT", "ServerProcess", "free_port", "gunicorn_argv", "start_gunicorn", "stop_group"]
+
+#: The checkout: servers run from here, so ``examples.echo:app`` imports.
+ROOT = Path(__file__).resolve().parents[2]
+#: The path a started server answers on once it can serve.
+READY_PATH = ".well-known/agent-card.json"
+
+
+def free_port() -> int:
+    """A loopback port nobody holds right now (the server binds it a moment later)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def stop_group(proc: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    """SIGTERM the process group, SIGKILL it if it lingers: workers go with their master."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=timeout)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+
+
+class ServerProcess:
+    """One server process (and its workers) in its own process group, logging to a file."""
+
+    def __init__(self, argv: Sequence[str], *, port: int, log_path: Path,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/"
+        self.log_path = log_path
+        self._log = log_path.open("wb")
+        self.proc = subprocess.Popen(list(argv), cwd=ROOT, env={**os.environ, **(env or {})},
+                                     start_new_session=True, stdout=subprocess.DEVNULL,
+                                     stderr=self._log)
+
+    def __enter__(self) -> ServerProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def log(self) -> str:
+        """What the server wrote to stderr so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def wait_ready(self, deadline: float | None = None) -> requests.Response:
+        """Poll the agent card until it answers; fail with the log if the server died first."""
+        deadline = time.monotonic() + 30 if deadline is None else deadline
+        while True:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"server on port {self.port} did not start:\n{self.log()}")
+            try:
+                return requests.get(self.url + READY_PATH, timeout=5)
+            except requests.RequestException:
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        """End the whole process group and close the log (idempotent)."""
+        stop_group(self.proc)
+        self._log.close()
+
+
+def gunicorn_argv(app: str, *, port: int, workers: int = 1, threads: int = 8,
+                  graceful_timeout: float | None = 1) -> list[str]:
+    """``python -m gunicorn`` with the thread worker SSE needs, bound to loopback."""
+    argv = [sys.executable, "-m", "gunicorn", "-k", "gthread", "--workers", str(workers),
+            "--threads", str(threads), "-b", f"127.0.0.1:{port}"]
+    if graceful_timeout is not None:
+        argv += ["--graceful-timeout", str(graceful_timeout)]
+    return [*argv, app]
+
+
+def start_gunicorn(app: str, *, log_path: Path, env: Mapping[str, str] | None = None,
+                   pythonpath: Sequence[Path] = (), workers: int = 1,
+                   threads: int = 8) -> ServerProcess:
+    """Start gunicorn serving ``app`` (``module:name``) on a free port; not yet ready.
+
+    ``pythonpath`` goes before the checkout on the workers' ``PYTHONPATH``, so a test
+    module can itself be the app.
+    """
+    port = free_port()
+    path = os.pathsep.join(str(p) for p in [*pythonpath, ROOT])
+    return ServerProcess(gunicorn_argv(app, port=port, workers=workers, threads=threads),
+                         port=port, log_path=log_path, env={**(env or {}), "PYTHONPATH": path})
