@@ -5,7 +5,7 @@ Encoding is per version (``"0.3"`` or ``"1.0"``; anything else is a
 Decoding is tolerant: it reads either dialect's shapes and spellings whatever
 was negotiated, because the seed accepts both method sets on one endpoint.
 The one place where a member *means* different things (the push-config
-``id``), ``decode_params`` lets ``version`` decide; see ``_common._push_target``.
+``id``), ``decode_params`` lets ``version`` decide; see ``_decode_requests._push_target``.
 
 Bad input raises :class:`~a2a_core.errors.InvalidParamsError` naming the JSON
 path of the bad field. ``decode_result`` (client side) raises
@@ -13,11 +13,17 @@ path of the bad field. ``decode_result`` (client side) raises
 path and ``field_violations``: there the fault is the agent's, not ours.
 
 The Agent Card codec lives in :mod:`.card`; ``encode``/``decode`` delegate to it.
+
+Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._json`
+(timestamps, base64, omitted members), :mod:`._enums` (state and role
+spellings), :mod:`._fields` (the path-tracking reader), :mod:`._decode` and
+:mod:`._decode_requests` (the tolerant decoders), :mod:`._encode` (the
+:class:`~._encode.Dialect` and the writers both versions share), :mod:`.v0_3`
+and :mod:`.v1_0` (what each version writes its own way).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
@@ -26,12 +32,8 @@ from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError, er
 from ..methods import Operation
 from ..models import (
     AgentCard,
-    Artifact,
-    AuthenticationInfo,
     CancelTaskRequest,
-    DataPart,
     DeleteTaskPushNotificationConfigRequest,
-    FilePart,
     GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
@@ -40,20 +42,26 @@ from ..models import (
     ListTasksRequest,
     ListTasksResponse,
     Message,
-    PushNotificationConfig,
-    SendMessageConfiguration,
     SendMessageRequest,
     StreamEvent,
     SubscribeToTaskRequest,
     Task,
     TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
-    TaskStatus,
     TaskStatusUpdateEvent,
-    TextPart,
 )
-from . import _common as c
-from . import v0_3, v1_0
+from . import _encode, v0_3, v1_0
+from ._common import VERSIONS, check_task_id, check_version, invalid
+from ._decode import decode_stream_event as _decode_stream_event
+from ._decode import decode_task, decode_task_push_config
+from ._decode_requests import (
+    DECODERS,
+    decode_delete_push_config,
+    decode_get_push_config,
+    decode_list_push_configs_response,
+    decode_list_tasks_response,
+)
+from .card import decode_card, encode_card
 
 __all__ = [
     "VERSIONS",
@@ -70,59 +78,22 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-VERSIONS = c.VERSIONS
+
+#: version -> what its output spells its own way.
+_DIALECTS: Mapping[str, _encode.Dialect] = {"0.3": v0_3.DIALECT, "1.0": v1_0.DIALECT}
 
 
-def _card_codec() -> Any:
-    """The card codec, imported late: it is written separately and may import us."""
-    return importlib.import_module(".card", __name__)
+def _dialect(version: str) -> _encode.Dialect:
+    """The version's dialect; an unsupported version is a ValueError, never a default."""
+    return _DIALECTS[check_version(version)]
 
 
 def _decode_card(data: Any, path: str) -> AgentCard:
-    card: AgentCard = _card_codec().decode_card(data, path=path)
-    return card
-
-
-def _only(cls: type[T]) -> Callable[[Any, str], T]:
-    """Decode a part and insist on one variant (``decode(TextPart, …)``)."""
-
-    def decode_variant(data: Any, path: str) -> T:
-        part = c.decode_part(data, path)
-        if not isinstance(part, cls):
-            raise c.invalid(path, f"expected a {cls.__name__}, got a {type(part).__name__}")
-        return part
-
-    return decode_variant
+    return decode_card(data, path=path)
 
 
 #: model type -> tolerant decoder (data, path).
-_DECODERS: Mapping[type, Callable[[Any, str], Any]] = {
-    TextPart: _only(TextPart),
-    FilePart: _only(FilePart),
-    DataPart: _only(DataPart),
-    Message: c.decode_message,
-    Artifact: c.decode_artifact,
-    TaskStatus: c.decode_status,
-    Task: c.decode_task,
-    TaskStatusUpdateEvent: c.decode_status_update,
-    TaskArtifactUpdateEvent: c.decode_artifact_update,
-    AuthenticationInfo: c.decode_authentication,
-    PushNotificationConfig: c.decode_push_config,
-    TaskPushNotificationConfig: c.decode_task_push_config,
-    SendMessageConfiguration: c.decode_send_configuration,
-    SendMessageRequest: c.decode_send_request,
-    GetTaskRequest: c.decode_get_task,
-    CancelTaskRequest: c.decode_cancel_task,
-    SubscribeToTaskRequest: c.decode_subscribe,
-    ListTasksRequest: c.decode_list_tasks,
-    ListTasksResponse: c.decode_list_tasks_response,
-    GetTaskPushNotificationConfigRequest: c.decode_get_push_config,
-    DeleteTaskPushNotificationConfigRequest: c.decode_delete_push_config,
-    ListTaskPushNotificationConfigsRequest: c.decode_list_push_configs,
-    ListTaskPushNotificationConfigsResponse: c.decode_list_push_configs_response,
-    GetExtendedAgentCardRequest: c.decode_get_extended_card,
-    AgentCard: _decode_card,
-}
+_DECODERS: Mapping[type, Callable[[Any, str], Any]] = {**DECODERS, AgentCard: _decode_card}
 
 #: operation -> the request model its params decode to.
 REQUEST_TYPES: Mapping[Operation, type] = {
@@ -165,16 +136,10 @@ RESULT_TYPES: Mapping[Operation, tuple[type, ...]] = {
 
 def encode(obj: object, version: str) -> dict[str, Any]:
     """Any model as that version's JSON object (AgentCard via the card codec)."""
-    c.check_version(version)
+    dialect = _dialect(version)
     if isinstance(obj, AgentCard):
-        card: dict[str, Any] = _card_codec().encode_card(obj, version)
-        return card
-    encoders = v0_3.ENCODERS if version == "0.3" else v1_0.ENCODERS
-    encoder = encoders.get(type(obj))
-    if encoder is None:
-        raise TypeError(f"no wire encoding for {type(obj).__name__}")
-    encoded: dict[str, Any] = encoder(obj)
-    return encoded
+        return encode_card(obj, version)
+    return dialect.encode(obj)
 
 
 def decode(cls: type[T], data: Any, *, path: str = "") -> T:
@@ -187,17 +152,15 @@ def decode(cls: type[T], data: Any, *, path: str = "") -> T:
 
 def encode_stream_event(event: StreamEvent, version: str) -> dict[str, Any]:
     """0.3: the bare object with ``kind``; 1.0: a StreamResponse ``{"statusUpdate": …}``."""
-    c.check_version(version)
+    dialect = _dialect(version)
     if not isinstance(event, _STREAM_TYPES):
         raise TypeError(f"not a stream event: {type(event).__name__}")
-    if version == "0.3":
-        return v0_3.encode_stream_event(event)
-    return v1_0.encode_stream_event(event)
+    return _encode.encode_stream_event(event, dialect)
 
 
 def decode_stream_event(data: Any, *, path: str = "") -> StreamEvent:
     """Either shape: a 1.0 wrapper or a bare 0.3 object."""
-    return c.decode_stream_event(data, path)
+    return _decode_stream_event(data, path)
 
 
 # -- params and results ------------------------------------------------------------------
@@ -219,15 +182,15 @@ def decode_params(op: Operation, params: Any, version: str, *, path: str = "para
     Every task id the caller names must look like one a server issues
     (:func:`~._common.check_task_id`); results from peers are not held to that.
     """
-    c.check_version(version)
+    check_version(version)
     if params is None and op is Operation.GET_EXTENDED_AGENT_CARD:
         params = {}
     if not isinstance(params, Mapping):
-        raise c.invalid(path, "params must be an object")
+        raise invalid(path, "params must be an object")
     if op is Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG:
-        request: Any = c.decode_get_push_config(params, path, version)
+        request: Any = decode_get_push_config(params, path, version)
     elif op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
-        request = c.decode_delete_push_config(params, path, version)
+        request = decode_delete_push_config(params, path, version)
     else:
         request = _DECODERS[REQUEST_TYPES[op]](params, path)
     _check_task_ids(request, params, path)
@@ -245,18 +208,18 @@ _PUSH_REQUESTS = (
 def _check_task_ids(request: object, params: Mapping[str, Any], path: str) -> None:
     """Apply the task-id format check to the id(s) a request names, at their JSON path."""
     if isinstance(request, (GetTaskRequest, CancelTaskRequest, SubscribeToTaskRequest)):
-        c.check_task_id(request.id, f"{path}.id")
+        check_task_id(request.id, f"{path}.id")
     elif isinstance(request, SendMessageRequest):
         if request.message.task_id is not None:
-            c.check_task_id(request.message.task_id, f"{path}.message.taskId")
+            check_task_id(request.message.task_id, f"{path}.message.taskId")
     elif isinstance(request, _PUSH_REQUESTS):
         member = next((k for k in ("taskId", "task_id") if params.get(k) is not None), "id")
-        c.check_task_id(request.task_id, f"{path}.{member}")
+        check_task_id(request.task_id, f"{path}.{member}")
 
 
 def encode_result(op: Operation, result: object, version: str) -> Any:
     """Server side: the handler's result as that version's ``result`` member."""
-    c.check_version(version)
+    check_version(version)
     if not isinstance(result, RESULT_TYPES[op]):
         raise TypeError(f"{op.value} cannot answer a {type(result).__name__}")
     if op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
@@ -273,28 +236,28 @@ def encode_result(op: Operation, result: object, version: str) -> Any:
 
 
 def _decode_send_result(data: Any, path: str) -> Task | Message:
-    event = c.decode_stream_event(data, path)
+    event = _decode_stream_event(data, path)
     if not isinstance(event, (Task, Message)):
-        raise c.invalid(path, f"expected a task or a message, got a {type(event).__name__}")
+        raise invalid(path, f"expected a task or a message, got a {type(event).__name__}")
     return event
 
 
 def _decode_empty(data: Any, path: str) -> None:
     """Delete answers ``null`` (0.3, and the 1.0 SDK) or ``{}`` (1.0 Empty)."""
     if data is not None and data != {}:
-        raise c.invalid(path, "expected null or {}")
+        raise invalid(path, "expected null or {}")
 
 
 _RESULT_DECODERS: Mapping[Operation, Callable[[Any, str], Any]] = {
     Operation.SEND_MESSAGE: _decode_send_result,
-    Operation.SEND_STREAMING_MESSAGE: c.decode_stream_event,
-    Operation.GET_TASK: c.decode_task,
-    Operation.LIST_TASKS: c.decode_list_tasks_response,
-    Operation.CANCEL_TASK: c.decode_task,
-    Operation.SUBSCRIBE_TO_TASK: c.decode_stream_event,
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: c.decode_task_push_config,
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: c.decode_task_push_config,
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: c.decode_list_push_configs_response,
+    Operation.SEND_STREAMING_MESSAGE: _decode_stream_event,
+    Operation.GET_TASK: decode_task,
+    Operation.LIST_TASKS: decode_list_tasks_response,
+    Operation.CANCEL_TASK: decode_task,
+    Operation.SUBSCRIBE_TO_TASK: _decode_stream_event,
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: decode_task_push_config,
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: decode_task_push_config,
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: decode_list_push_configs_response,
     Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: _decode_empty,
     Operation.GET_EXTENDED_AGENT_CARD: _decode_card,
 }
@@ -305,7 +268,7 @@ def decode_result(op: Operation, data: Any, version: str) -> Any:
 
     A malformed result raises InvalidAgentResponseError (-32006): the agent is at fault.
     """
-    c.check_version(version)
+    check_version(version)
     try:
         return _RESULT_DECODERS[op](data, "result")
     except InvalidParamsError as exc:
@@ -317,8 +280,7 @@ def decode_result(op: Operation, data: Any, version: str) -> Any:
 
 def encode_error(err: RPCError, version: str) -> dict[str, Any]:
     """The JSON-RPC ``error`` member: 0.3 free-form ``data``, 1.0 ErrorInfo/BadRequest details."""
-    c.check_version(version)
-    return v0_3.encode_error(err) if version == "0.3" else v1_0.encode_error(err)
+    return _dialect(version).error(err)
 
 
 def decode_error(data: Any) -> RPCError:

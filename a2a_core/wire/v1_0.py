@@ -4,7 +4,9 @@ lowerCamel member names, ``TASK_STATE_*`` / ``ROLE_*`` enum names, flat parts
 (``text`` | ``raw`` | ``url`` | ``data`` plus ``filename``, ``mediaType``,
 ``metadata``), no ``kind``, no ``final``; polymorphic results are wrapped by
 member name (``{"task": …}``). Unset and empty members are omitted, REQUIRED
-ones never are. Input is read by the tolerant decoder in :mod:`._common`.
+ones never are. What 1.0 spells like 0.3 is written by the shared writers of
+:mod:`._encode`; this module holds only what differs. Input is read by the
+tolerant decoder (:mod:`._decode`).
 
 What 1.0 cannot carry and is therefore dropped (documented, tested): the
 0.3 ``final`` flag, all but the first authentication scheme, and ``metadata``
@@ -21,52 +23,36 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from typing import Any
 
 from ..errors import RPCError
 from ..models import (
-    Artifact,
     AuthenticationInfo,
-    CancelTaskRequest,
     DataPart,
     DeleteTaskPushNotificationConfigRequest,
     FilePart,
-    GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest,
-    ListTasksResponse,
-    Message,
     Part,
     PushNotificationConfig,
     SendMessageConfiguration,
-    SendMessageRequest,
-    StreamEvent,
     SubscribeToTaskRequest,
-    Task,
-    TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
-    TaskStatus,
-    TaskStatusUpdateEvent,
     TextPart,
 )
-from ._common import ROLE_1_0, STATE_1_0, compact, encode_bytes, format_timestamp
+from ._encode import Dialect, writers
+from ._enums import ROLE_1_0, STATE_1_0
+from ._json import compact, encode_bytes, struct
 
 __all__ = [
-    "ENCODERS",
+    "DIALECT",
     "ERROR_INFO_TYPE",
     "BAD_REQUEST_TYPE",
     "ERROR_DOMAIN",
     "DATA_METADATA_KEY",
     "encode_part",
-    "encode_message",
-    "encode_task",
-    "encode_stream_event",
-    "encode_send_result",
-    "encode_task_push_config",
+    "encode_push_config",
     "encode_error",
 ]
 
@@ -90,111 +76,8 @@ def encode_part(part: Part) -> dict[str, Any]:
         filename = None
     else:
         raise TypeError(f"not a part: {part!r}")
-    extra = {"filename": filename, "mediaType": part.media_type, "metadata": _struct(part.metadata)}
+    extra = {"filename": filename, "mediaType": part.media_type, "metadata": struct(part.metadata)}
     return {**content, **compact(extra)}
-
-
-def encode_message(message: Message) -> dict[str, Any]:
-    return {
-        "messageId": message.message_id,
-        "role": ROLE_1_0[message.role],
-        "parts": [encode_part(p) for p in message.parts],
-        **compact(
-            {
-                "contextId": message.context_id,
-                "taskId": message.task_id,
-                "referenceTaskIds": list(message.reference_task_ids),
-                "extensions": list(message.extensions),
-                "metadata": _struct(message.metadata),
-            }
-        ),
-    }
-
-
-def encode_artifact(artifact: Artifact) -> dict[str, Any]:
-    return {
-        "artifactId": artifact.artifact_id,
-        "parts": [encode_part(p) for p in artifact.parts],
-        **compact(
-            {
-                "name": artifact.name,
-                "description": artifact.description,
-                "extensions": list(artifact.extensions),
-                "metadata": _struct(artifact.metadata),
-            }
-        ),
-    }
-
-
-def encode_status(status: TaskStatus) -> dict[str, Any]:
-    return {
-        "state": STATE_1_0[status.state],
-        **compact(
-            {
-                "message": None if status.message is None else encode_message(status.message),
-                "timestamp": _timestamp(status.timestamp),
-            }
-        ),
-    }
-
-
-def encode_task(task: Task) -> dict[str, Any]:
-    """``contextId`` is always sent, even empty (servers always set it)."""
-    return {
-        "id": task.id,
-        "contextId": task.context_id,
-        "status": encode_status(task.status),
-        **compact(
-            {
-                "artifacts": [encode_artifact(a) for a in task.artifacts],
-                "history": [encode_message(m) for m in task.history],
-                "metadata": _struct(task.metadata),
-            }
-        ),
-    }
-
-
-def encode_status_update(event: TaskStatusUpdateEvent) -> dict[str, Any]:
-    """No ``final`` in 1.0: the stream's end is the server closing it."""
-    return {
-        "taskId": event.task_id,
-        "contextId": event.context_id,
-        "status": encode_status(event.status),
-        **compact({"metadata": _struct(event.metadata)}),
-    }
-
-
-def encode_artifact_update(event: TaskArtifactUpdateEvent) -> dict[str, Any]:
-    return {
-        "taskId": event.task_id,
-        "contextId": event.context_id,
-        "artifact": encode_artifact(event.artifact),
-        **compact(
-            {
-                "append": event.append or None,
-                "lastChunk": event.last_chunk or None,
-                "metadata": _struct(event.metadata),
-            }
-        ),
-    }
-
-
-_STREAM_MEMBERS: Mapping[type, str] = {
-    Task: "task",
-    Message: "message",
-    TaskStatusUpdateEvent: "statusUpdate",
-    TaskArtifactUpdateEvent: "artifactUpdate",
-}
-
-
-def encode_stream_event(event: StreamEvent) -> dict[str, Any]:
-    """A ``StreamResponse``: the member name is the discriminator."""
-    return {_STREAM_MEMBERS[type(event)]: ENCODERS[type(event)](event)}
-
-
-def encode_send_result(result: Task | Message) -> dict[str, Any]:
-    """A ``SendMessageResponse``: ``{"task": …}`` or ``{"message": …}``."""
-    return encode_stream_event(result)
 
 
 # -- push notifications ------------------------------------------------------------------
@@ -228,16 +111,7 @@ def encode_task_push_config(config: TaskPushNotificationConfig) -> dict[str, Any
     }
 
 
-def encode_list_push_configs_response(
-    response: ListTaskPushNotificationConfigsResponse,
-) -> dict[str, Any]:
-    return {
-        "configs": [encode_task_push_config(c) for c in response.configs],
-        "nextPageToken": response.next_page_token,
-    }
-
-
-# -- requests and responses --------------------------------------------------------------
+# -- requests ----------------------------------------------------------------------------
 
 
 def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any]:
@@ -253,20 +127,6 @@ def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any
     )
 
 
-def encode_send_request(request: SendMessageRequest) -> dict[str, Any]:
-    config = request.configuration
-    return {
-        "message": encode_message(request.message),
-        **compact(
-            {
-                "configuration": None if config is None else encode_send_configuration(config),
-                "metadata": _struct(request.metadata),
-                "tenant": request.tenant,
-            }
-        ),
-    }
-
-
 def encode_get_task(request: GetTaskRequest) -> dict[str, Any]:
     return {
         "id": request.id,
@@ -274,41 +134,8 @@ def encode_get_task(request: GetTaskRequest) -> dict[str, Any]:
     }
 
 
-def encode_cancel_task(request: CancelTaskRequest) -> dict[str, Any]:
-    return {
-        "id": request.id,
-        **compact({"metadata": _struct(request.metadata), "tenant": request.tenant}),
-    }
-
-
 def encode_subscribe(request: SubscribeToTaskRequest) -> dict[str, Any]:
     return {"id": request.id, **compact({"tenant": request.tenant})}
-
-
-def encode_list_tasks(request: ListTasksRequest) -> dict[str, Any]:
-    after = request.status_timestamp_after
-    return compact(
-        {
-            "tenant": request.tenant,
-            "contextId": request.context_id,
-            "status": None if request.status is None else STATE_1_0[request.status],
-            "pageSize": request.page_size,
-            "pageToken": request.page_token,
-            "historyLength": request.history_length,
-            "statusTimestampAfter": None if after is None else format_timestamp(after),
-            "includeArtifacts": request.include_artifacts or None,
-        }
-    )
-
-
-def encode_list_tasks_response(response: ListTasksResponse) -> dict[str, Any]:
-    """All four members are REQUIRED: ``nextPageToken`` is "" on the last page."""
-    return {
-        "tasks": [encode_task(t) for t in response.tasks],
-        "nextPageToken": response.next_page_token,
-        "pageSize": response.page_size,
-        "totalSize": response.total_size,
-    }
 
 
 def encode_get_push_config(request: GetTaskPushNotificationConfigRequest) -> dict[str, Any]:
@@ -328,20 +155,8 @@ def encode_delete_push_config(request: DeleteTaskPushNotificationConfigRequest) 
 
 
 def encode_list_push_configs(request: ListTaskPushNotificationConfigsRequest) -> dict[str, Any]:
-    return {
-        "taskId": request.task_id,
-        **compact(
-            {
-                "pageSize": request.page_size,
-                "pageToken": request.page_token,
-                "tenant": request.tenant,
-            }
-        ),
-    }
-
-
-def encode_get_extended_card(request: GetExtendedAgentCardRequest) -> dict[str, Any]:
-    return compact({"tenant": request.tenant})
+    paging = {"pageSize": request.page_size, "pageToken": request.page_token}
+    return {"taskId": request.task_id, **compact({**paging, "tenant": request.tenant})}
 
 
 # -- errors ------------------------------------------------------------------------------
@@ -374,38 +189,27 @@ def _default_reason(error: RPCError) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", type(error).__name__).upper()
 
 
-def _timestamp(moment: datetime | None) -> str | None:
-    return None if moment is None else format_timestamp(moment)
-
-
-def _struct(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    return None if metadata is None else dict(metadata)
-
-
-#: model type -> its 1.0 encoder.
-ENCODERS: Mapping[type, Callable[[Any], dict[str, Any]]] = {
-    TextPart: encode_part,
-    FilePart: encode_part,
-    DataPart: encode_part,
-    Message: encode_message,
-    Artifact: encode_artifact,
-    TaskStatus: encode_status,
-    Task: encode_task,
-    TaskStatusUpdateEvent: encode_status_update,
-    TaskArtifactUpdateEvent: encode_artifact_update,
+#: model type -> its 1.0-only encoder; the rest are :data:`._encode.SHARED_WRITERS`.
+_OWN: Mapping[type, Callable[[Any], dict[str, Any]]] = {
     AuthenticationInfo: encode_authentication,
     PushNotificationConfig: encode_push_config,
     TaskPushNotificationConfig: encode_task_push_config,
     SendMessageConfiguration: encode_send_configuration,
-    SendMessageRequest: encode_send_request,
     GetTaskRequest: encode_get_task,
-    CancelTaskRequest: encode_cancel_task,
     SubscribeToTaskRequest: encode_subscribe,
-    ListTasksRequest: encode_list_tasks,
-    ListTasksResponse: encode_list_tasks_response,
     GetTaskPushNotificationConfigRequest: encode_get_push_config,
     DeleteTaskPushNotificationConfigRequest: encode_delete_push_config,
     ListTaskPushNotificationConfigsRequest: encode_list_push_configs,
-    ListTaskPushNotificationConfigsResponse: encode_list_push_configs_response,
-    GetExtendedAgentCardRequest: encode_get_extended_card,
 }
+
+DIALECT = Dialect(
+    version="1.0",
+    tagged=False,
+    final=False,
+    tenants=True,
+    states=STATE_1_0,
+    roles=ROLE_1_0,
+    part=encode_part,
+    error=encode_error,
+    writers=writers(_OWN),
+)

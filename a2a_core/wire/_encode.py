@@ -1,0 +1,316 @@
+"""One set of encoders for both versions, steered by a :class:`Dialect`.
+
+Most models are spelled the same in 0.3 and 1.0 once three things are known:
+whether objects carry a ``kind`` tag, which enum spellings to write, and which
+part encoder to use. Those, and the few other switches below, are the
+:class:`Dialect`; each version module (:mod:`.v0_3`, :mod:`.v1_0`) builds one
+from these shared writers plus its own writers for the shapes that really
+differ (parts, push configs, send configuration, some request params, errors).
+A writer is ``(model, dialect) -> dict``: nested models it does not own go back
+through :meth:`Dialect.encode`, so a version's own spelling is used all the way down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import RPCError
+from ..models import (
+    Artifact,
+    CancelTaskRequest,
+    DataPart,
+    FilePart,
+    GetExtendedAgentCardRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from ._enums import STATE_1_0
+from ._json import compact, optional_timestamp, struct
+
+__all__ = [
+    "Writer",
+    "Dialect",
+    "SHARED_WRITERS",
+    "writers",
+    "encode_stream_event",
+    "encode_part",
+    "encode_message",
+    "encode_artifact",
+    "encode_status",
+    "encode_task",
+    "encode_status_update",
+    "encode_artifact_update",
+    "encode_task_id_params",
+]
+
+#: A model's encoder: (model, dialect) -> JSON object.
+Writer = Callable[[Any, "Dialect"], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Dialect:
+    """What one protocol version writes differently; the shared writers consult it."""
+
+    version: str
+    #: 0.3 tags messages, tasks, parts and events with ``kind``; 1.0 instead wraps a
+    #: polymorphic result in a member named after its type (``{"task": …}``).
+    tagged: bool
+    #: 0.3 status updates carry a REQUIRED ``final``; in 1.0 the stream's end says it.
+    final: bool
+    #: 1.0 requests and push configs carry ``tenant``; 0.3 has no spelling for it.
+    tenants: bool
+    states: Mapping[TaskState, str]
+    roles: Mapping[Role, str]
+    #: the one model whose shape differs throughout (0.3 nests files; 1.0 is flat).
+    part: Callable[[Part], dict[str, Any]]
+    #: the JSON-RPC ``error`` member (0.3 free-form ``data``; 1.0 ErrorInfo details).
+    error: Callable[[RPCError], dict[str, Any]]
+    #: model type -> writer, for every model this version can encode.
+    writers: Mapping[type, Writer]
+
+    def encode(self, obj: object) -> dict[str, Any]:
+        """Any model (but the Agent Card) in this version's shape."""
+        writer = self.writers.get(type(obj))
+        if writer is None:
+            raise TypeError(f"no wire encoding for {type(obj).__name__}")
+        return writer(obj, self)
+
+    def kind(self, name: str) -> dict[str, str]:
+        """The ``kind`` member to splice in first: ``{"kind": name}`` in 0.3, nothing in 1.0."""
+        return {"kind": name} if self.tagged else {}
+
+    def tenant(self, tenant: str | None) -> str | None:
+        """``tenant`` where the version has it; None (so omitted) where it has not."""
+        return tenant if self.tenants else None
+
+
+# -- content -----------------------------------------------------------------------------
+
+
+def encode_part(part: Part, d: Dialect) -> dict[str, Any]:
+    """A part on its own (``encode(TextPart(…))``): the dialect's part encoder."""
+    return d.part(part)
+
+
+def encode_message(message: Message, d: Dialect) -> dict[str, Any]:
+    return {
+        **d.kind("message"),
+        "messageId": message.message_id,
+        "role": d.roles[message.role],
+        "parts": [d.part(p) for p in message.parts],
+        **compact(
+            {
+                "contextId": message.context_id,
+                "taskId": message.task_id,
+                "referenceTaskIds": list(message.reference_task_ids),
+                "extensions": list(message.extensions),
+                "metadata": struct(message.metadata),
+            }
+        ),
+    }
+
+
+def encode_artifact(artifact: Artifact, d: Dialect) -> dict[str, Any]:
+    return {
+        "artifactId": artifact.artifact_id,
+        "parts": [d.part(p) for p in artifact.parts],
+        **compact(
+            {
+                "name": artifact.name,
+                "description": artifact.description,
+                "extensions": list(artifact.extensions),
+                "metadata": struct(artifact.metadata),
+            }
+        ),
+    }
+
+
+def encode_status(status: TaskStatus, d: Dialect) -> dict[str, Any]:
+    message = status.message
+    return {
+        "state": d.states[status.state],
+        **compact(
+            {
+                "message": None if message is None else encode_message(message, d),
+                "timestamp": optional_timestamp(status.timestamp),
+            }
+        ),
+    }
+
+
+def encode_task(task: Task, d: Dialect) -> dict[str, Any]:
+    """``contextId`` is always sent, even empty (servers always set it)."""
+    return {
+        **d.kind("task"),
+        "id": task.id,
+        "contextId": task.context_id,
+        "status": encode_status(task.status, d),
+        **compact(
+            {
+                "artifacts": [encode_artifact(a, d) for a in task.artifacts],
+                "history": [encode_message(m, d) for m in task.history],
+                "metadata": struct(task.metadata),
+            }
+        ),
+    }
+
+
+def encode_status_update(event: TaskStatusUpdateEvent, d: Dialect) -> dict[str, Any]:
+    """``final`` is REQUIRED in 0.3 (always sent) and absent from 1.0."""
+    return {
+        **d.kind("status-update"),
+        "taskId": event.task_id,
+        "contextId": event.context_id,
+        "status": encode_status(event.status, d),
+        **({"final": event.final} if d.final else {}),
+        **compact({"metadata": struct(event.metadata)}),
+    }
+
+
+def encode_artifact_update(event: TaskArtifactUpdateEvent, d: Dialect) -> dict[str, Any]:
+    return {
+        **d.kind("artifact-update"),
+        "taskId": event.task_id,
+        "contextId": event.context_id,
+        "artifact": encode_artifact(event.artifact, d),
+        **compact(
+            {
+                "append": event.append or None,
+                "lastChunk": event.last_chunk or None,
+                "metadata": struct(event.metadata),
+            }
+        ),
+    }
+
+
+#: 1.0 StreamResponse / SendMessageResponse member of each event type.
+_STREAM_MEMBERS: Mapping[type, str] = {
+    Task: "task",
+    Message: "message",
+    TaskStatusUpdateEvent: "statusUpdate",
+    TaskArtifactUpdateEvent: "artifactUpdate",
+}
+
+
+def encode_stream_event(event: StreamEvent, d: Dialect) -> dict[str, Any]:
+    """0.3: the bare object, told apart by its ``kind``; 1.0: the member name tells."""
+    encoded = d.encode(event)
+    return encoded if d.tagged else {_STREAM_MEMBERS[type(event)]: encoded}
+
+
+# -- requests and responses --------------------------------------------------------------
+
+
+def encode_send_request(request: SendMessageRequest, d: Dialect) -> dict[str, Any]:
+    config = request.configuration
+    return {
+        "message": encode_message(request.message, d),
+        **compact(
+            {
+                "configuration": None if config is None else d.encode(config),
+                "metadata": struct(request.metadata),
+                "tenant": d.tenant(request.tenant),
+            }
+        ),
+    }
+
+
+def encode_task_id_params(
+    request: CancelTaskRequest | SubscribeToTaskRequest, d: Dialect
+) -> dict[str, Any]:
+    """CancelTask in both versions, and 0.3's SubscribeToTask (1.0's has no metadata)."""
+    return {
+        "id": request.id,
+        **compact({"metadata": struct(request.metadata), "tenant": d.tenant(request.tenant)}),
+    }
+
+
+def encode_list_tasks(request: ListTasksRequest, d: Dialect) -> dict[str, Any]:
+    """1.0 names and ``TASK_STATE_*`` status in both versions: ListTasks is not a 0.3
+    JSON-RPC method, and the seed's ``tasks/list`` alias validates exactly this."""
+    return compact(
+        {
+            "tenant": d.tenant(request.tenant),
+            "contextId": request.context_id,
+            "status": None if request.status is None else STATE_1_0[request.status],
+            "pageSize": request.page_size,
+            "pageToken": request.page_token,
+            "historyLength": request.history_length,
+            "statusTimestampAfter": optional_timestamp(request.status_timestamp_after),
+            "includeArtifacts": request.include_artifacts or None,
+        }
+    )
+
+
+def encode_list_tasks_response(response: ListTasksResponse, d: Dialect) -> dict[str, Any]:
+    """All four members are REQUIRED: ``nextPageToken`` is "" on the last page."""
+    return {
+        "tasks": [encode_task(t, d) for t in response.tasks],
+        "nextPageToken": response.next_page_token,
+        "pageSize": response.page_size,
+        "totalSize": response.total_size,
+    }
+
+
+def encode_list_push_configs_response(
+    response: ListTaskPushNotificationConfigsResponse, d: Dialect
+) -> dict[str, Any]:
+    """1.0 member names; the configs inside in the dialect's own shape.
+
+    (As a 0.3 *result* this is a bare array instead: see ``v0_3``.)
+    """
+    return {
+        "configs": [d.encode(c) for c in response.configs],
+        "nextPageToken": response.next_page_token,
+    }
+
+
+def encode_get_extended_card(request: GetExtendedAgentCardRequest, d: Dialect) -> dict[str, Any]:
+    """0.3 ``agent/getAuthenticatedExtendedCard`` takes no params at all."""
+    return compact({"tenant": d.tenant(request.tenant)})
+
+
+#: The writers both versions share; each version adds its own (see the module docstring).
+SHARED_WRITERS: Mapping[type, Writer] = {
+    TextPart: encode_part,
+    FilePart: encode_part,
+    DataPart: encode_part,
+    Message: encode_message,
+    Artifact: encode_artifact,
+    TaskStatus: encode_status,
+    Task: encode_task,
+    TaskStatusUpdateEvent: encode_status_update,
+    TaskArtifactUpdateEvent: encode_artifact_update,
+    SendMessageRequest: encode_send_request,
+    CancelTaskRequest: encode_task_id_params,
+    ListTasksRequest: encode_list_tasks,
+    ListTasksResponse: encode_list_tasks_response,
+    ListTaskPushNotificationConfigsResponse: encode_list_push_configs_response,
+    GetExtendedAgentCardRequest: encode_get_extended_card,
+}
+
+
+def writers(own: Mapping[type, Callable[[Any], dict[str, Any]]]) -> dict[type, Writer]:
+    """The shared writers plus a version's own encoders (which need nothing from a dialect)."""
+    table = dict(SHARED_WRITERS)
+    table.update({cls: _dialect_free(encoder) for cls, encoder in own.items()})
+    return table
+
+
+def _dialect_free(encoder: Callable[[Any], dict[str, Any]]) -> Writer:
+    return lambda obj, d: encoder(obj)
