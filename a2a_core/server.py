@@ -60,7 +60,13 @@ from .extensions import (
     parse_extensions_header,
 )
 from .http import HttpRequest, HttpResponse
-from .jsonrpc import encode_error_response, encode_response, error_response_dict, parse_request
+from .jsonrpc import (
+    RPCRequest,
+    encode_error_response,
+    encode_response,
+    error_response_dict,
+    parse_request,
+)
 from .jsonrpc import response_dict as rpc_response_dict
 from .methods import PUSH_OPERATIONS, STREAMING_OPERATIONS, Operation, operation_for
 from .models import (
@@ -272,41 +278,17 @@ class Dispatcher:
         metadata: Mapping[str, Any] | None,
         identity: Any,
     ) -> HttpResponse:
-        headers = request.headers
-        version_error: RPCError | None = None
-        try:
-            version = negotiate_version(
-                headers.get("A2A-Version"), self.versions, query=request.query.get("A2A-Version")
-            )
-        except VersionNotSupportedError as err:
-            version, version_error = V1_0, err
+        version, version_error = self._negotiate_version(request)
         request_id: Any = None
         activated: ActivatedExtensions | None = None
         try:
-            if request.body_too_large:
-                raise InvalidRequestError("Request body too large")
-            try:
-                # 0.3 peers (the seed, the 0.3 SDK and kit) send id-less requests and
-                # expect an answer with id null; 1.0 stays strict.
-                rpc = parse_request(
-                    request.body,
-                    max_depth=self.max_json_depth,
-                    allow_notifications=version == V0_3,
-                )
-            except RPCError as err:
-                request_id = getattr(err, "request_id", None)
-                raise
+            rpc = self._parse(request, version)
             request_id = rpc.id
             if version_error is not None:
                 raise version_error
             operation = operation_for(rpc.method)
             params: Mapping[str, Any] = rpc.params or {}
-            requested = parse_extensions_header(
-                headers.get_all("A2A-Extensions") + headers.get_all("X-A2A-Extensions")
-            )
-            activated = negotiate_extensions(
-                requested, self.extensions, {"params": params, "version": version}
-            )
+            activated = self._activate(request, params, version)
             ctx = CallContext(
                 version=version,
                 metadata=self._merged_metadata(metadata, params, identity),
@@ -314,16 +296,63 @@ class Dispatcher:
                 identity=identity,
                 tenant=params.get("tenant") if isinstance(params.get("tenant"), str) else None,
                 params=params,
-                last_event_id=headers.get("Last-Event-ID"),
+                last_event_id=request.headers.get("Last-Event-ID"),
                 base_url=base_url or self.base_url,
             )
             self._check_capabilities(operation, version)
             outcome = self._handlers[operation](params, ctx, activated)
         except RPCError as err:
-            return self._error(request_id, err, version, activated)
+            # A parse error knows the id when it could read one; later errors use rpc.id.
+            echoed = request_id if request_id is not None else err.request_id
+            return self._error(echoed, err, version, activated)
         except Exception:
             logger.exception("unhandled error while dispatching a JSON-RPC request")
             return self._error(request_id, InternalError(), version, activated)
+        return self._answer(request_id, version, activated, outcome)
+
+    def _negotiate_version(self, request: HttpRequest) -> tuple[str, RPCError | None]:
+        """The version to answer in, and the error to raise once the id is known.
+
+        An unsupported version is reported after the body is parsed, so the
+        error can echo the request id; it is written in the 1.0 shape.
+        """
+        try:
+            header = request.headers.get("A2A-Version")
+            return negotiate_version(
+                header, self.versions, query=request.query.get("A2A-Version")
+            ), None
+        except VersionNotSupportedError as err:
+            return V1_0, err
+
+    def _parse(self, request: HttpRequest, version: str) -> RPCRequest:
+        if request.body_too_large:
+            raise InvalidRequestError("Request body too large")
+        # 0.3 peers (the seed, the 0.3 SDK and kit) send id-less requests and
+        # expect an answer with id null; 1.0 stays strict.
+        return parse_request(
+            request.body, max_depth=self.max_json_depth, allow_notifications=version == V0_3
+        )
+
+    def _activate(
+        self, request: HttpRequest, params: Mapping[str, Any], version: str
+    ) -> ActivatedExtensions:
+        """Extensions the client asked for (both header spellings) that we activate."""
+        headers = request.headers
+        requested = parse_extensions_header(
+            headers.get_all("A2A-Extensions") + headers.get_all("X-A2A-Extensions")
+        )
+        return negotiate_extensions(
+            requested, self.extensions, {"params": params, "version": version}
+        )
+
+    def _answer(
+        self,
+        request_id: Any,
+        version: str,
+        activated: ActivatedExtensions | None,
+        outcome: _Outcome,
+    ) -> HttpResponse:
+        """A handler's outcome as JSON, or as an SSE stream for the streaming methods."""
         response_headers = self._response_headers(version, activated)
         if isinstance(outcome, _Stream):
             body = self._sse(request_id, version, outcome.items)
@@ -405,7 +434,10 @@ class Dispatcher:
     # -- operations --------------------------------------------------------------------
 
     def _decode_send(
-        self, operation: Operation, params: Mapping[str, Any], ctx: CallContext,
+        self,
+        operation: Operation,
+        params: Mapping[str, Any],
+        ctx: CallContext,
         activated: ActivatedExtensions,
     ) -> SendMessageRequest:
         request: SendMessageRequest = wire.decode_params(operation, params, ctx.version)
