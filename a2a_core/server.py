@@ -31,7 +31,6 @@ SSE event holding the JSON-RPC error: the conformance kit's clients expect
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -40,7 +39,7 @@ from typing import Any
 
 from . import wire
 from .auth import AuthorizationContext, AuthorizeOperation, TaskAuthorizer
-from .caching import card_validators, is_not_modified
+from .card_endpoint import CardEndpoint
 from .errors import (
     ExtendedAgentCardNotConfiguredError,
     InternalError,
@@ -55,7 +54,6 @@ from .errors import (
 from .extensions import (
     ActivatedExtensions,
     Extension,
-    merge_card_extensions,
     negotiate_extensions,
     parse_extensions_header,
 )
@@ -64,25 +62,18 @@ from .jsonrpc import (
     RPCRequest,
     encode_error_response,
     encode_response,
-    error_response_dict,
     parse_request,
 )
-from .jsonrpc import response_dict as rpc_response_dict
 from .methods import PUSH_OPERATIONS, STREAMING_OPERATIONS, Operation, operation_for
 from .models import (
     AgentCard,
-    AgentInterface,
-    Message,
     SendMessageRequest,
-    StreamEvent,
     Task,
-    TaskStatusUpdateEvent,
 )
-from .service import HEARTBEAT, A2AService, CallContext, OutboundEvent, StreamItem
-from .sse import encode_comment, encode_event
+from .service import A2AService, CallContext, StreamItem
+from .streaming import SSE_HEADERS, sse_body, sse_error_body
 from .tasks import merge_metadata, strip_artifacts, trim_history, with_identity
 from .versioning import SUPPORTED_VERSIONS, V0_3, V1_0, negotiate_version, normalize_version
-from .wire.card import encode_card_dual
 
 __all__ = ["Dispatcher", "DEFAULT_AGENT_CARD_PATH", "DEFAULT_MAX_PARTS"]
 
@@ -97,11 +88,6 @@ _JSON = "application/json"
 _SIMPLE_REQUEST_TYPES = frozenset(
     {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
 )
-_SSE_HEADERS = [
-    ("Content-Type", "text/event-stream"),
-    ("Cache-Control", "no-cache"),
-    ("X-Accel-Buffering", "no"),
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,10 +132,6 @@ def _path(value: str | None | bool) -> str | None:
     return str(value).strip("/")
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 class Dispatcher:
     """Answers card requests and JSON-RPC calls on behalf of an :class:`A2AService`."""
 
@@ -180,7 +162,13 @@ class Dispatcher:
         self.versions = tuple(normalize_version(v) for v in versions)
         self.max_json_depth = max_json_depth
         self.max_parts = max_parts
-        self._card_cache: dict[str, tuple[AgentCard, bytes, list[tuple[str, str]]]] = {}
+        self.card = CardEndpoint(
+            service.agent_card,
+            last_modified=last_modified,
+            rpc_path=self.rpc_path,
+            versions=self.versions,
+            extensions=self.extensions,
+        )
         self._handlers: dict[Operation, _Handler] = {
             Operation.SEND_MESSAGE: self._send_message,
             Operation.SEND_STREAMING_MESSAGE: self._send_streaming_message,
@@ -224,50 +212,11 @@ class Dispatcher:
 
     def public_card(self, base_url: str | None = None) -> AgentCard:
         """The card as served: endpoints filled in, extension declarations merged."""
-        return self._encoded_card(base_url)[0]
+        return self.card.public_card(base_url or self.base_url)
 
     def card_response(self, request: HttpRequest, *, base_url: str | None = None) -> HttpResponse:
         """The card with its validators; 304 when the client's copy is current."""
-        _card, body, headers = self._encoded_card(base_url)
-        if is_not_modified(
-            request.headers.get("If-None-Match"),
-            request.headers.get("If-Modified-Since"),
-            headers_value(headers, "ETag"),
-            self.last_modified,
-        ):
-            kept = [(k, v) for k, v in headers if k != "Content-Type"]
-            return HttpResponse(304, kept, b"")
-        return HttpResponse(200, list(headers), b"" if request.method == "HEAD" else body)
-
-    def _encoded_card(self, base_url: str | None) -> tuple[AgentCard, bytes, list[tuple[str, str]]]:
-        url = base_url or self.base_url
-        card = self.service.agent_card()
-        cached = self._card_cache.get(url or "")
-        if cached is not None and cached[0] is card:
-            return cached
-        public = self._public_card(card, url)
-        body = _dumps(encode_card_dual(public)).encode()
-        headers = card_validators(body, self.last_modified).headers()
-        if len(self._card_cache) > 64:  # per-tenant URLs: keep the cache bounded
-            self._card_cache.clear()
-        self._card_cache[url or ""] = (card, body, headers)
-        return card, body, headers
-
-    def _public_card(self, card: AgentCard, url: str | None) -> AgentCard:
-        if not card.supported_interfaces:
-            if not url:
-                raise RuntimeError(
-                    "The agent card needs a public URL: pass base_url=... when creating the app "
-                    "(A2AApp(agent, base_url='https://host/path')) or set it per request with "
-                    "a2a_wsgi.put_base_url(environ, url) in a middleware."
-                )
-            endpoint = url.rstrip("/") + "/" + (self.rpc_path + "/" if self.rpc_path else "")
-            interfaces = [
-                AgentInterface(url=endpoint, protocol_binding="JSONRPC", protocol_version=v)
-                for v in sorted(self.versions, reverse=True)
-            ]
-            card = replace(card, supported_interfaces=interfaces)
-        return merge_card_extensions(card, self.extensions)
+        return self.card.response(request, base_url or self.base_url)
 
     # -- JSON-RPC ----------------------------------------------------------------------
 
@@ -355,11 +304,11 @@ class Dispatcher:
         """A handler's outcome as JSON, or as an SSE stream for the streaming methods."""
         response_headers = self._response_headers(version, activated)
         if isinstance(outcome, _Stream):
-            body = self._sse(request_id, version, outcome.items)
-            return HttpResponse(200, _SSE_HEADERS + response_headers, body)
+            body = sse_body(request_id, version, outcome.items)
+            return HttpResponse(200, SSE_HEADERS + response_headers, body)
         if isinstance(outcome, _EarlyStreamError):
-            body = self._sse_error(request_id, version, outcome.error)
-            return HttpResponse(200, _SSE_HEADERS + response_headers, body)
+            body = sse_error_body(request_id, version, outcome.error)
+            return HttpResponse(200, SSE_HEADERS + response_headers, body)
         payload = encode_response(request_id, outcome)
         return HttpResponse(200, [("Content-Type", _JSON), *response_headers], payload)
 
@@ -549,88 +498,8 @@ class Dispatcher:
     ) -> _Outcome:
         operation = Operation.GET_EXTENDED_AGENT_CARD
         wire.decode_params(operation, params, ctx.version)
-        card = self._public_card(self.service.extended_agent_card(ctx), ctx.base_url)
+        card = self.card.with_endpoints(self.service.extended_agent_card(ctx), ctx.base_url)
         return wire.encode_result(operation, card, ctx.version)
-
-    # -- SSE ---------------------------------------------------------------------------
-
-    def _sse(self, request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
-        """Frame each stream item; an error ends the stream with an error event.
-
-        The result's ``close()`` (the WSGI server calls it when the client goes
-        away) closes ``items``, which stops the producer, even before the first
-        chunk was taken (a bare generator would skip its ``finally`` then).
-        """
-        return _ClosingIterator(self._frames(request_id, version, items), items)
-
-    def _frames(
-        self, request_id: Any, version: str, items: Iterator[StreamItem]
-    ) -> Iterator[bytes]:
-        try:
-            for item in items:
-                if item is HEARTBEAT:
-                    yield encode_comment("ping")
-                    continue
-                event_id = None
-                event: Any = item
-                if isinstance(item, OutboundEvent):
-                    event, event_id = item.event, item.event_id
-                result = wire.encode_stream_event(_final_for(event, version), version)
-                yield encode_event(_dumps(rpc_response_dict(request_id, result)), id=event_id)
-        except RPCError as err:
-            yield from self._sse_error(request_id, version, err)
-        except Exception:
-            logger.exception("unhandled error while streaming")
-            yield from self._sse_error(request_id, version, InternalError())
-
-    def _sse_error(self, request_id: Any, version: str, err: RPCError) -> Iterator[bytes]:
-        # A plain ``data:`` event: the JSON-RPC error object already says it is an
-        # error, and the official 0.3 client turns a named ``event: error`` into an
-        # untyped exception instead of the typed error.
-        error = error_response_dict(request_id, wire.encode_error(err, version))
-        yield encode_event(_dumps(error))
-
-
-class _ClosingIterator:
-    """Iterates ``frames``; ``close()`` closes both ``frames`` and the producer."""
-
-    __slots__ = ("_frames", "_items")
-
-    def __init__(self, frames: Iterator[bytes], items: Iterator[StreamItem]) -> None:
-        self._frames = frames
-        self._items = items
-
-    def __iter__(self) -> _ClosingIterator:
-        return self
-
-    def __next__(self) -> bytes:
-        return next(self._frames)
-
-    def close(self) -> None:
-        try:
-            close_frames = getattr(self._frames, "close", None)
-            if close_frames is not None:
-                close_frames()
-        finally:
-            close_items = getattr(self._items, "close", None)
-            if close_items is not None:
-                close_items()
-
-
-def _final_for(event: Any, version: str) -> StreamEvent:
-    """0.3 ends a stream with ``final: true``; set it on terminal and interrupted states."""
-    if (
-        version == V0_3
-        and isinstance(event, TaskStatusUpdateEvent)
-        and not event.final
-        and (event.status.state.is_terminal or event.status.state.is_interrupted)
-    ):
-        return replace(event, final=True)
-    if not isinstance(event, (Task, Message, TaskStatusUpdateEvent)) and not hasattr(
-        event, "artifact"
-    ):
-        raise InternalError("the service yielded something that is not a stream event")
-    return event  # type: ignore[no-any-return]
 
 
 def _task_not_found(task_id: str) -> TaskNotFoundError:
@@ -641,13 +510,6 @@ def _task_not_found(task_id: str) -> TaskNotFoundError:
 def _media_type(content_type: str | None) -> str:
     """``Text/Plain; charset=utf-8`` -> ``text/plain``; "" when absent."""
     return (content_type or "").split(";", 1)[0].strip().lower()
-
-
-def headers_value(headers: Sequence[tuple[str, str]], name: str) -> str:
-    for key, value in headers:
-        if key.lower() == name.lower():
-            return value
-    return ""
 
 
 def _plain(status: int, text: str, extra: Sequence[tuple[str, str]] = ()) -> HttpResponse:

@@ -133,9 +133,13 @@ def assert_rpc_answer(payload: Any) -> None:
 
 
 def sse_payloads(body: bytes) -> list[Any]:
-    """The JSON of each ``data:`` line of an SSE body (our events are one line each)."""
-    return [json.loads(line[5:]) for line in body.decode().splitlines()
-            if line.startswith("data:")]
+    """The JSON of each ``data:`` line of an SSE body (our events are one line each).
+
+    SSE lines end only at CR, LF or CRLF; ``str.splitlines`` would also split at
+    U+2028 and friends, which JSON text may carry raw.
+    """
+    lines = re.split(r"\r\n|\r|\n", body.decode())
+    return [json.loads(line[5:]) for line in lines if line.startswith("data:")]
 
 
 def normalized(body: bytes, task_id: str) -> bytes:

@@ -1,0 +1,118 @@
+"""A service's stream as the bytes of an SSE response.
+
+Each stream item becomes one ``data:`` line holding a JSON-RPC response with
+the request's id (and an ``id:`` line when the item carries an event id);
+heartbeats become comments; an error ends the stream with one event holding
+the JSON-RPC error. Closing the result stops the producer.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from . import wire
+from .errors import InternalError, RPCError
+from .jsonrpc import error_response_dict, response_dict
+from .models import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+from .service import HEARTBEAT, OutboundEvent, StreamItem
+from .sse import encode_comment, encode_event
+from .versioning import V0_3
+
+__all__ = ["SSE_HEADERS", "sse_body", "sse_error_body", "dumps"]
+
+logger = logging.getLogger("a2a_core.streaming")
+
+SSE_HEADERS = [
+    ("Content-Type", "text/event-stream"),
+    ("Cache-Control", "no-cache"),
+    ("X-Accel-Buffering", "no"),  # nginx: do not buffer the stream
+]
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, as every body we send is written."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def sse_body(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+    """Frame ``items``; the result's ``close()`` closes ``items`` too.
+
+    The WSGI server calls ``close()`` when the client goes away, which must
+    stop the producer even before the first chunk was taken (a bare
+    generator would skip its ``finally`` then).
+    """
+    return _ClosingIterator(_frames(request_id, version, items), items)
+
+
+def sse_error_body(request_id: Any, version: str, err: RPCError) -> Iterator[bytes]:
+    """One plain ``data:`` event holding the JSON-RPC error.
+
+    Not a named ``event: error``: the error object already says what it is,
+    and the official 0.3 client turns a named error event into an untyped
+    exception instead of the typed error.
+    """
+    error = error_response_dict(request_id, wire.encode_error(err, version))
+    yield encode_event(dumps(error))
+
+
+def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+    try:
+        for item in items:
+            if item is HEARTBEAT:
+                yield encode_comment("ping")
+                continue
+            event_id = None
+            event: Any = item
+            if isinstance(item, OutboundEvent):
+                event, event_id = item.event, item.event_id
+            result = wire.encode_stream_event(_final_for(event, version), version)
+            yield encode_event(dumps(response_dict(request_id, result)), id=event_id)
+    except RPCError as err:
+        yield from sse_error_body(request_id, version, err)
+    except Exception:
+        logger.exception("unhandled error while streaming")
+        yield from sse_error_body(request_id, version, InternalError())
+
+
+def _final_for(event: Any, version: str) -> StreamEvent:
+    """0.3 ends a stream with ``final: true``; set it on terminal and interrupted states."""
+    if not isinstance(event, (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
+        raise InternalError("the service yielded something that is not a stream event")
+    if (
+        version == V0_3
+        and isinstance(event, TaskStatusUpdateEvent)
+        and not event.final
+        and (event.status.state.is_terminal or event.status.state.is_interrupted)
+    ):
+        return replace(event, final=True)
+    return event
+
+
+class _ClosingIterator:
+    """Iterates ``frames``; ``close()`` closes both ``frames`` and the producer."""
+
+    __slots__ = ("_frames", "_items")
+
+    def __init__(self, frames: Iterator[bytes], items: Iterator[StreamItem]) -> None:
+        self._frames = frames
+        self._items = items
+
+    def __iter__(self) -> _ClosingIterator:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._frames)
+
+    def close(self) -> None:
+        try:
+            close_frames = getattr(self._frames, "close", None)
+            if close_frames is not None:
+                close_frames()
+        finally:
+            close_items = getattr(self._items, "close", None)
+            if close_items is not None:
+                close_items()
