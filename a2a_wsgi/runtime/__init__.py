@@ -1,0 +1,51 @@
+"""The runtime: runs an :class:`~a2a_wsgi.agent.Agent` behind :class:`~a2a_core.service.A2AService`.
+
+The dispatcher hands it typed requests; it creates and updates tasks through
+:mod:`a2a_core.tasks`, stores them in a :class:`~a2a_wsgi.stores.TaskStore`
+and runs the agent inline (blocking sends) or on a bounded thread pool
+(non-blocking and streaming sends).
+"""
+
+# Theory of operation
+# -------------------
+#
+# Rule 1: every change is a compare-and-set. ``TaskUpdates.update`` reads the
+# task and its version, applies a pure change function (``_changes``, built on
+# a2a_core.tasks), and saves with ``expected_version``. On ConflictError it
+# re-reads and re-applies. So a cancel and an agent finishing at the same
+# moment both see each other's write, and the one that comes second finds a
+# terminal task and is dropped: the first terminal state wins and CANCELED is
+# never overwritten.
+#
+# Rule 2: every stream event goes to the store's per-task event log in the same
+# save. Streams and subscribers replay the log from the sequence number of the
+# snapshot they sent first, so they never miss or repeat an update.
+#
+# Rule 3: a new task is stored lazily. handle_message may answer with a bare
+# message, and then no task may exist (seed: "no task is kept"). The task is
+# therefore created when the agent first emits an update or returns a task
+# outcome, and it is created already WORKING: one save holds the task, the
+# WORKING event and both transitions (SUBMITTED, then WORKING) are reported;
+# a stream still starts with the SUBMITTED snapshot and hears WORKING from the
+# log. A non-blocking send must return a task at once, so it creates the task
+# eagerly (SUBMITTED); a bare message then completes that task with the
+# message in its history. Continuations always act at once: the user message
+# is appended and the task moved to WORKING before the agent runs.
+#
+# Rule 4: the agent's code never takes the runtime down. An exception becomes
+# FAILED "Error: <text>" (the traceback is logged); an update the task can no
+# longer take because it was canceled meanwhile is dropped.
+#
+# Layout: _service (the Runtime facade), _execution (running the agent),
+# _updates (compare-and-set writes), _changes (change functions),
+# _subscriptions (streams), _keeper (leases and lost workers), _runs,
+# _paging, _push_configs, _defaults (clock, ids, shared shapes).
+
+from __future__ import annotations
+
+from ._defaults import DEFAULT_LEASE_SECONDS, LOST_WORKER_REASON, PushPlanner
+from ._paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from ._service import Runtime
+
+__all__ = ["Runtime", "PushPlanner", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "DEFAULT_LEASE_SECONDS",
+           "LOST_WORKER_REASON"]

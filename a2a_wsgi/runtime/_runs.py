@@ -1,0 +1,107 @@
+"""Runs: one execution of ``handle_message``, and this process's registry of them.
+
+A run is shared by the thread executing the agent and whoever waits on it (a
+blocking send, a stream). Its condition variable is poked after every commit
+on its task, so a waiting stream wakes to read the event log.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from a2a_core.errors import RPCError
+from a2a_core.models import Message, PushNotificationConfig
+from a2a_core.service import CallContext
+
+from ..agent import AgentContext
+from ..stores import StoredTask
+from ._defaults import Scope
+
+__all__ = ["Run", "RunRegistry"]
+
+
+class Run:
+    """One execution of handle_message, shared by its worker and whoever waits on it."""
+
+    def __init__(
+        self,
+        *,
+        task_id: str,
+        context_id: str,
+        scope: Scope,
+        message: Message,
+        history: tuple[Message, ...],
+        is_new: bool,
+        call: CallContext,
+        push: PushNotificationConfig | None,
+        snapshot: StoredTask | None = None,
+    ) -> None:
+        self.task_id, self.context_id, self.scope = task_id, context_id, scope
+        self.message, self.is_new, self.push, self.call = message, is_new, push, call
+        #: True while this process holds the task's work lease for this run.
+        self.leased = False
+        self.cond = threading.Condition()
+        #: Set when the streaming client went away: stop consuming the agent's iterator.
+        self.detached = threading.Event()
+        self.context = AgentContext(
+            task_id=task_id,
+            context_id=context_id,
+            history=history,
+            metadata=call.metadata,
+            extensions=call.extensions,
+            identity=call.identity,
+        )
+        self.created = not is_new
+        #: The task as first stored for this run (a stream's first item).
+        self.snapshot = snapshot
+        #: The newest stored task this run wrote or read: a blocking send's answer.
+        self.latest = snapshot
+        #: Bumped after every commit on this task, so a stream waiting on ``cond`` wakes.
+        self.ticks = 0
+        self.done = False
+        self.reply: Message | None = None
+        self.error: RPCError | None = None
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """Set on cancel (here or on another worker) or a lost lease: the agent should stop."""
+        return self.context.cancelled
+
+    def poke(self) -> None:
+        """Wake whoever waits on this run: something was committed or it ended."""
+        with self.cond:
+            self.ticks += 1
+            self.cond.notify_all()
+
+    def moved_on(self, ticks: int) -> bool:
+        """Has the run committed something since ``ticks``, or finished?"""
+        return self.ticks != ticks or self.done
+
+
+class RunRegistry:
+    """This process's runs by task id (several may share a task: a stream and a follow-up)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._runs: dict[str, list[Run]] = {}
+
+    def add(self, run: Run) -> None:
+        with self.lock:
+            self._runs.setdefault(run.task_id, []).append(run)
+
+    def discard(self, run: Run) -> None:
+        with self.lock:
+            runs = self._runs.get(run.task_id, [])
+            if run in runs:
+                runs.remove(run)
+            if not runs:
+                self._runs.pop(run.task_id, None)
+
+    def of(self, task_id: str) -> list[Run]:
+        with self.lock:
+            return list(self._runs.get(task_id, ()))
+
+    def leased(self) -> list[Run]:
+        """Runs this process holds a lease for (the keeper renews and watches them)."""
+        with self.lock:
+            return [run for runs in self._runs.values() for run in runs if run.leased]

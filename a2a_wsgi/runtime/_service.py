@@ -1,0 +1,282 @@
+"""The runtime facade: one method per :class:`~a2a_core.service.A2AService` operation.
+
+Each method checks the caller's scope and hands the work to the part that owns
+it: :mod:`._execution` runs the agent, :mod:`._updates` writes tasks,
+:mod:`._subscriptions` streams, :mod:`._keeper` holds leases, :mod:`._paging`
+lists and :mod:`._push_configs` keeps push configs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from a2a_core.errors import (
+    ExtendedAgentCardNotConfiguredError,
+    InvalidTransitionError,
+    TaskNotCancelableError,
+)
+from a2a_core.models import (
+    AgentCard,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+    TaskState,
+)
+from a2a_core.service import CallContext, StreamItem
+from a2a_core.tasks import TransitionEvent, is_cancelable
+
+from ..agent import Agent, AgentContext
+from ..push.settings import PushSettings
+from ..stores import MemoryTaskStore, TaskStore, open_store
+from ._changes import Changes
+from ._defaults import (
+    DEFAULT_LEASE_SECONDS,
+    PushPlanner,
+    Scope,
+    default_owner,
+    describe,
+    log,
+    random_id,
+    utc_now,
+)
+from ._execution import AgentRunner
+from ._keeper import LeaseKeeper
+from ._paging import list_page
+from ._push_configs import PushConfigs
+from ._runs import Run, RunRegistry
+from ._subscriptions import Subscriptions
+from ._updates import TaskUpdates
+
+__all__ = ["Runtime"]
+
+
+class Runtime:
+    """Runs one agent and implements every :class:`~a2a_core.service.A2AService` operation.
+
+    ``clock`` returns aware UTC datetimes; ``id_factory(prefix)`` returns unique
+    ids ("tsk", "ctx", "msg", "art", "pcfg" prefixes); ``owner_key`` maps the
+    caller's identity to the owner string tasks are scoped by.
+    """
+
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        store: TaskStore | None = None,
+        max_workers: int = 8,
+        clock: Callable[[], datetime] | None = None,
+        id_factory: Callable[[str], str] | None = None,
+        on_transition: Callable[[TransitionEvent], None] | None = None,
+        resubscribe_timeout: float = 60.0,
+        heartbeat_interval: float = 15.0,
+        extended_card: Callable[[CallContext], AgentCard] | None = None,
+        push_enabled: bool = False,
+        owner_key: Callable[[Any], str | None] | None = None,
+        lease_seconds: float | None = None,
+        poll_interval: float = 0.5,
+        push_planner: PushPlanner | None = None,
+        push_settings: PushSettings | None = None,
+        retention: timedelta | None = None,
+        max_history: int | None = None,
+        max_artifacts: int | None = None,
+        rerun_attempts: int = 3,
+    ) -> None:
+        self.agent = agent
+        self.store: TaskStore = open_store(store)
+        clock = clock or utc_now
+        changes = Changes(clock, id_factory or random_id)
+        self._owner_key = owner_key or default_owner
+        self._extended_card = extended_card
+        self._rerun_attempts = rerun_attempts
+        self._runs = RunRegistry()
+        self._updates = TaskUpdates(self.store, self._runs, on_transition=on_transition,
+                                    push_planner=push_planner, max_history=max_history,
+                                    max_artifacts=max_artifacts)
+        self._keeper = LeaseKeeper(
+            self.store, self._runs, self._updates, changes,
+            lease_seconds=self._default_lease(lease_seconds), poll_interval=poll_interval,
+            retention=retention, clock=clock, may_rerun=self._may_rerun)
+        self._push = PushConfigs(self.store, push_settings, changes.new_id)
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="a2a-agent")
+        self._runner = AgentRunner(agent, updates=self._updates, changes=changes,
+                                   keeper=self._keeper, runs=self._runs,
+                                   push_configs=self._push, pool=self._pool, clock=clock)
+        self._keeper.rerun = self._runner.rerun
+        self._streams = Subscriptions(self.store, heartbeat_interval=heartbeat_interval,
+                                      resubscribe_timeout=resubscribe_timeout)
+        self._card = self._build_card(push_enabled)
+
+    def _default_lease(self, given: float | None) -> float | None:
+        """Work leases (and the keeper thread) only matter when other processes share the store."""
+        if given is not None:
+            return given
+        return None if isinstance(self.store, MemoryTaskStore) else DEFAULT_LEASE_SECONDS
+
+    def _may_rerun(self, attempts: int) -> bool:
+        """A lost worker's task runs again only if the agent says that is safe, a few times."""
+        return bool(self.agent.rerun_on_worker_loss) and attempts <= self._rerun_attempts
+
+    def close(self, *, wait: bool = False) -> None:
+        """Stop taking work and the lease keeper; running agents finish unless the process exits."""
+        self._keeper.stopping.set()
+        self._pool.shutdown(wait=wait, cancel_futures=True)
+        self._keeper.stop(wait=wait)
+
+    @property
+    def worker_id(self) -> str:
+        """This process's name in the lease table (a forked worker gets its own)."""
+        return self._keeper.worker_id
+
+    def start_keeper(self) -> None:
+        """Start renewing, watching and reaping now rather than at the first run."""
+        self._keeper.start()
+
+    def reap(self) -> int:
+        """Take over expired leases: fail their tasks, or re-run them; the number handled."""
+        return self._keeper.reap()
+
+    def _scope(self, ctx: CallContext) -> Scope:
+        return (self._owner_key(ctx.identity), ctx.tenant)
+
+    # -- cards -------------------------------------------------------------------------
+
+    def _build_card(self, push_enabled: bool) -> AgentCard:
+        """The agent's card with the capabilities this runtime implements."""
+        declared = self.agent.agent_card().capabilities
+        caps = replace(
+            declared,
+            streaming=True if declared.streaming is None else declared.streaming,
+            push_notifications=push_enabled,
+            extended_agent_card=self._extended_card is not None,
+        )
+        return self.agent.agent_card(capabilities=caps)
+
+    def agent_card(self) -> AgentCard:
+        return self._card
+
+    def extended_agent_card(self, ctx: CallContext) -> AgentCard:
+        if self._extended_card is None:
+            raise ExtendedAgentCardNotConfiguredError()
+        return self._extended_card(ctx)
+
+    # -- sending -----------------------------------------------------------------------
+
+    def send_message(self, request: SendMessageRequest, ctx: CallContext) -> Task | Message:
+        """Blocking sends run the agent in this thread; others return the SUBMITTED task."""
+        run = self._begin(request, ctx)
+        if request.configuration is None or request.configuration.blocking:
+            self._runner.execute(run)
+            return self._runner.result(run)
+        task = self._runner.create_submitted(run)
+        self._runner.submit(run)
+        return task
+
+    def send_streaming_message(
+        self, request: SendMessageRequest, ctx: CallContext
+    ) -> Iterator[StreamItem]:
+        """Validate now (errors are plain JSON-RPC errors), then stream the run's events."""
+        run = self._begin(request, ctx)
+        self._runner.submit(run)
+        return self._streams.run_stream(run)
+
+    def _begin(self, request: SendMessageRequest, ctx: CallContext) -> Run:
+        """A run for a new task, or a continuation already applied to its task."""
+        config = request.configuration
+        push = config.push_notification_config if config is not None else None
+        if push is not None:
+            self._push.check(push, ctx.version)  # -32602 before any write
+        msg = request.message
+        if msg.task_id is None:
+            return self._runner.new_run(msg, self._scope(ctx), ctx, push)
+        return self._runner.continued_run(msg, msg.task_id, self._scope(ctx), ctx, push)
+
+    def subscribe_to_task(
+        self, request: SubscribeToTaskRequest, ctx: CallContext
+    ) -> Iterator[StreamItem]:
+        """Current task, then each change from the event log; never re-runs the agent."""
+        return self._streams.subscribe(request.id, self._scope(ctx), ctx.last_event_id)
+
+    # -- reading and canceling ----------------------------------------------------------
+
+    def get_task(self, task_id: str, ctx: CallContext) -> Task:
+        return self._updates.visible(task_id, self._scope(ctx))
+
+    def list_tasks(self, request: ListTasksRequest, ctx: CallContext) -> ListTasksResponse:
+        """Newest first by status timestamp; the page token is an opaque cursor."""
+        return list_page(self.store, self._scope(ctx), request)
+
+    def cancel_task(self, request: CancelTaskRequest, ctx: CallContext) -> Task:
+        """Seed rules: re-cancel succeeds, finished tasks refuse, the hook may veto."""
+        scope = self._scope(ctx)
+        task = self._updates.visible(request.id, scope)
+        if task.status.state is TaskState.CANCELED:
+            return task
+        if not is_cancelable(task):
+            raise TaskNotCancelableError(f"Task {task.id} is {task.status.state.value}")
+        self._run_cancel_hook(task, ctx)
+        try:
+            stored = self._updates.update(task.id, scope,
+                                          self._runner.changes.status(TaskState.CANCELED))
+        except InvalidTransitionError:
+            current = self._updates.visible(task.id, scope)
+            if current.status.state is TaskState.CANCELED:
+                return current
+            raise TaskNotCancelableError(
+                f"Task {task.id} is {current.status.state.value}"
+            ) from None
+        for run in self._runs.of(task.id):
+            run.cancelled.set()
+        return stored.task
+
+    def _run_cancel_hook(self, task: Task, ctx: CallContext) -> None:
+        context = AgentContext(task_id=task.id, context_id=task.context_id,
+                               history=tuple(task.history), metadata=ctx.metadata,
+                               extensions=ctx.extensions, identity=ctx.identity)
+        try:
+            self.agent.handle_cancel(context)
+        except Exception as exc:
+            log.info("handle_cancel refused to cancel task %s: %s", task.id, exc)
+            raise TaskNotCancelableError(
+                f"Task {task.id} cannot be canceled: {describe(exc)}"
+            ) from None
+
+    # -- push notification configs --------------------------------------------------------
+
+    def create_push_config(
+        self, config: TaskPushNotificationConfig, ctx: CallContext
+    ) -> TaskPushNotificationConfig:
+        self._updates.visible(config.task_id, self._scope(ctx))
+        return self._push.shown(self._push.put(config.task_id, config.push_notification_config,
+                                               config.tenant, ctx.version))
+
+    def get_push_config(
+        self, request: GetTaskPushNotificationConfigRequest, ctx: CallContext
+    ) -> TaskPushNotificationConfig:
+        """Without a config id (0.3 style) the task's first config is answered."""
+        self._updates.visible(request.task_id, self._scope(ctx))
+        return self._push.get(request.task_id, request.config_id)
+
+    def list_push_configs(
+        self, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext
+    ) -> ListTaskPushNotificationConfigsResponse:
+        self._updates.visible(request.task_id, self._scope(ctx))
+        return ListTaskPushNotificationConfigsResponse(configs=self._push.list(request.task_id))
+
+    def delete_push_config(
+        self, request: DeleteTaskPushNotificationConfigRequest, ctx: CallContext
+    ) -> None:
+        self._updates.visible(request.task_id, self._scope(ctx))
+        self._push.delete(request.task_id, request.config_id)

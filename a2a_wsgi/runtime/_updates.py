@@ -1,0 +1,124 @@
+"""Task updates: every write to a task goes through here (runtime Rules 1 and 2).
+
+``update`` reads the task and its version, applies a change function and saves
+with ``expected_version``, retrying on ConflictError; the change's events go to
+the task's event log, and the push planner's outbox entries, in that same save.
+After each save the transition is reported and this process's runs are poked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from a2a_core.errors import TaskNotFoundError
+from a2a_core.models import StreamEvent, Task
+from a2a_core.tasks import TransitionEvent, transitions_between
+
+from ..stores import ConflictError, OutboxEntry, StoredTask, TaskStore
+from ._defaults import CAS_RETRIES, Change, PushPlanner, Scope, log
+from ._runs import RunRegistry
+
+__all__ = ["TaskUpdates"]
+
+
+class TaskUpdates:
+    """Compare-and-set writes with their events, push outbox entries and transition reports."""
+
+    def __init__(
+        self,
+        store: TaskStore,
+        runs: RunRegistry,
+        *,
+        on_transition: Callable[[TransitionEvent], None] | None = None,
+        push_planner: PushPlanner | None = None,
+        max_history: int | None = None,
+        max_artifacts: int | None = None,
+    ) -> None:
+        self.store, self._runs = store, runs
+        self._on_transition, self._push_planner = on_transition, push_planner
+        self._max_history, self._max_artifacts = max_history, max_artifacts
+
+    def visible(self, task_id: str, scope: Scope) -> Task:
+        """The task as this caller may see it; -32001 when missing or someone else's."""
+        task = self.store.get(task_id, owner=scope[0], tenant=scope[1])
+        if task is None:
+            raise TaskNotFoundError(f"Task {task_id} not found")
+        return task
+
+    def create(self, task: Task, scope: Scope, then: Change | None = None) -> StoredTask:
+        """Store a new task, already changed by ``then``, in one save (runtime Rule 3).
+
+        Both transitions (created, then changed) are reported, and the change's
+        events open the task's log, as if the task had been saved and then updated.
+        """
+        updated, events = then(task) if then is not None else (task, ())
+        if updated is not task or events:
+            updated = self._bounded(updated)
+        outbox = self._plan_push(updated, 0, events)
+        version = self.store.save(updated, expected_version=None, owner=scope[0],
+                                  tenant=scope[1], events=events, outbox=outbox)
+        self._committed(None, task)
+        if updated is not task:
+            self._committed(task, updated)
+        return StoredTask(updated, version, len(events))
+
+    def update(self, task_id: str, scope: Scope, change: Change) -> StoredTask:
+        """Read, change, compare-and-set; retry on conflict (runtime Rule 1)."""
+        for _ in range(CAS_RETRIES):
+            stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
+            if stored is None:
+                raise TaskNotFoundError(f"Task {task_id} not found")
+            updated, events = change(stored.task)
+            if updated is stored.task and not events:
+                return stored
+            updated = self._bounded(updated)
+            outbox = self._plan_push(updated, stored.event_seq, events)
+            try:
+                version = self.store.save(updated, expected_version=stored.version,
+                                          owner=scope[0], tenant=scope[1], events=events,
+                                          outbox=outbox)
+            except ConflictError:
+                continue
+            self._committed(stored.task, updated)
+            return StoredTask(updated, version, stored.event_seq + len(events))
+        raise RuntimeError(f"task {task_id} kept changing; gave up after {CAS_RETRIES} tries")
+
+    def _bounded(self, task: Task) -> Task:
+        """Keep the newest ``max_history`` messages and ``max_artifacts`` artifacts."""
+        if self._max_history is not None and len(task.history) > self._max_history:
+            task = replace(task, history=task.history[len(task.history) - self._max_history:])
+        if self._max_artifacts is not None and len(task.artifacts) > self._max_artifacts:
+            task = replace(task,
+                           artifacts=task.artifacts[len(task.artifacts) - self._max_artifacts:])
+        return task
+
+    def _plan_push(self, task: Task, last_seq: int,
+                   events: Sequence[StreamEvent]) -> Sequence[OutboxEntry]:
+        """Outbox entries for these events, saved with them (configs read only with a planner)."""
+        if self._push_planner is None or not events:
+            return ()
+        configs = self.store.list_push_configs(task.id)
+        if not configs:
+            return ()
+        numbered = [(last_seq + n, event) for n, event in enumerate(events, 1)]
+        return tuple(self._push_planner(task, numbered, configs))
+
+    def _committed(self, old: Task | None, new: Task) -> None:
+        """After a save: report the transition, wake this process's streams."""
+        transition = transitions_between(old, new)
+        if transition is not None:
+            self._report(transition)
+        for run in self._runs.of(new.id):
+            run.poke()
+
+    def _report(self, transition: TransitionEvent) -> None:
+        log.debug("task %s: %s -> %s at %s", transition.task_id,
+                  transition.from_state.value if transition.from_state else None,
+                  transition.to_state.value, transition.timestamp)
+        if self._on_transition is None:
+            return
+        try:
+            self._on_transition(transition)
+        except Exception:
+            log.exception("on_transition hook raised")
