@@ -115,7 +115,7 @@ def _log_of(url: str, task_id: str) -> list[dict[str, Any]]:
 def test_send_on_one_host_then_get_list_and_subscribe_on_the_other(
         hosts: Hosts) -> None:
     a, b = hosts.a, hosts.b
-    task, _ = send(a, "chunks:30")
+    task, _ = send(a, "chunks:60")  # 3 s: long enough to subscribe while it runs
     got, instance = _get(b, task["id"])
     assert (got["id"], instance) == (task["id"], "B")
     listed = fresh_peer(b).rpc("list", {})["result"]["tasks"]
@@ -127,7 +127,7 @@ def test_send_on_one_host_then_get_list_and_subscribe_on_the_other(
     before = [p["text"] for art in seen[0]["task"].get("artifacts", []) for p in art["parts"]]
     chunks = [s["artifactUpdate"]["artifact"]["parts"][0]["text"] for s in seen
               if "artifactUpdate" in s]
-    every = [f"chunk {n}" for n in range(30)]
+    every = [f"chunk {n}" for n in range(60)]
     assert before + chunks == every  # the snapshot, then each later chunk once
     final, _ = _get(a, task["id"])
     assert state_of(final) == "completed"
