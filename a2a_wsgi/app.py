@@ -63,16 +63,18 @@ class A2AApp:
         self.base_url = base_url
         self.max_body_bytes = max_body_bytes
         self.push = PushSettings() if push is True else push or None
+        #: The webhook delivery worker of this process (None when push is off).
+        self.deliverer: PushDeliverer | None = None
         push_options: dict[str, Any] = {
             "push_enabled": self.push is not None or _declares_push(agent_card_opts)}
         if self.push is not None:
             push_options.update(push_settings=self.push,
-                                push_planner=PushPlanner(default_version=self.push.default_version))
+                                push_planner=PushPlanner(default_version=self.push.default_version),
+                                on_outbox=self._wake_deliverer)
         self.runtime = Runtime(agent, store=store, max_workers=max_workers,
                                on_transition=on_transition, resubscribe_timeout=resubscribe_timeout,
                                heartbeat_interval=heartbeat_interval, extended_card=extended_card,
                                **push_options, **dict(runtime_options or {}))
-        #: The webhook delivery worker of this process (None when push is off).
         self.deliverer = (PushDeliverer(self.runtime.store, self.push)
                           if self.push is not None else None)
         if self.deliverer is not None:
@@ -122,6 +124,10 @@ class A2AApp:
 
     def _base_url(self, environ: Mapping[str, Any]) -> str | None:
         return get_base_url(environ) or self.base_url
+
+    def _wake_deliverer(self) -> None:
+        if self.deliverer is not None:
+            self.deliverer.wake()
 
     def close(self) -> None:
         """Stop the runtime's worker pool (tests and ``serve()`` handles call it)."""

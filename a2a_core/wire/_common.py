@@ -30,9 +30,10 @@ __all__ = [
 #: The protocol versions the codecs speak.
 VERSIONS = ("0.3", "1.0")
 
-#: Largest ``historyLength`` accepted (-32602 above): a bound on what one call may ask
-#: for, as the official SDK has (a2a-python#1177); 0 means "no history" (1.0 §3.2.4).
-MAX_HISTORY_LENGTH = 1000
+#: Largest ``historyLength`` accepted (-32602 above): the proto's int32. A larger ask
+#: than the history holds costs nothing (it is a slice), and the conformance kit
+#: requires int32 max to be accepted; 0 means "no history" (1.0 §3.2.4).
+MAX_HISTORY_LENGTH = 2**31 - 1
 
 #: Longest task id a client may name. Ids are server-generated (``tsk-`` + 32 hex here,
 #: UUIDs or ULIDs elsewhere), so 128 leaves room for any sane scheme.

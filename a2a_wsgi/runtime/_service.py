@@ -88,6 +88,7 @@ class Runtime:
         lease_seconds: float | None = None,
         poll_interval: float = 0.5,
         push_planner: PushPlanner | None = None,
+        on_outbox: Callable[[], None] | None = None,
         push_settings: PushSettings | None = None,
         retention: timedelta | None = None,
         max_history: int | None = None,
@@ -103,7 +104,8 @@ class Runtime:
         self._rerun_attempts = rerun_attempts
         self._runs = RunRegistry()
         self._updates = TaskUpdates(self.store, self._runs, on_transition=on_transition,
-                                    push_planner=push_planner, max_history=max_history,
+                                    push_planner=push_planner, on_outbox=on_outbox,
+                                    max_history=max_history,
                                     max_artifacts=max_artifacts)
         self._keeper = LeaseKeeper(
             self.store, self._runs, self._updates, changes,

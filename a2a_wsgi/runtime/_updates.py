@@ -32,11 +32,15 @@ class TaskUpdates:
         *,
         on_transition: Callable[[TransitionEvent], None] | None = None,
         push_planner: PushPlanner | None = None,
+        on_outbox: Callable[[], None] | None = None,
         max_history: int | None = None,
         max_artifacts: int | None = None,
     ) -> None:
         self.store, self._runs = store, runs
         self._on_transition, self._push_planner = on_transition, push_planner
+        #: Called after a save that wrote outbox entries: the delivery worker claims
+        #: them at once instead of at its next poll.
+        self._on_outbox = on_outbox
         self._max_history, self._max_artifacts = max_history, max_artifacts
 
     def visible(self, task_id: str, scope: Scope) -> Task:
@@ -61,6 +65,7 @@ class TaskUpdates:
         self._committed(None, task)
         if updated is not task:
             self._committed(task, updated)
+        self._outbox_written(outbox)
         return StoredTask(updated, version, len(events))
 
     def update(self, task_id: str, scope: Scope, change: Change) -> StoredTask:
@@ -81,6 +86,7 @@ class TaskUpdates:
             except ConflictError:
                 continue
             self._committed(stored.task, updated)
+            self._outbox_written(outbox)
             return StoredTask(updated, version, stored.event_seq + len(events))
         raise RuntimeError(f"task {task_id} kept changing; gave up after {CAS_RETRIES} tries")
 
@@ -103,6 +109,10 @@ class TaskUpdates:
             return ()
         numbered = [(last_seq + n, event) for n, event in enumerate(events, 1)]
         return tuple(self._push_planner(task, numbered, configs))
+
+    def _outbox_written(self, outbox: Sequence[OutboxEntry]) -> None:
+        if outbox and self._on_outbox is not None:
+            self._on_outbox()
 
     def _committed(self, old: Task | None, new: Task) -> None:
         """After a save: report the transition, wake this process's streams."""

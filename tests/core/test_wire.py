@@ -978,9 +978,9 @@ BAD_PARAMS: list[tuple[Operation, Any, str, str]] = [
     (Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, {"taskId": ".x", "id": "c"}, "1.0",
      "params.taskId"),
     (Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, {"id": "é"}, "0.3", "params.id"),
-    (Operation.GET_TASK, {"id": "t", "historyLength": 1001}, "1.0", "params.historyLength"),
-    (Operation.LIST_TASKS, {"historyLength": 10**9}, "1.0", "params.historyLength"),
-    (Operation.SEND_MESSAGE, {"message": MSG, "configuration": {"historyLength": "1001"}}, "1.0",
+    (Operation.GET_TASK, {"id": "t", "historyLength": 2**31}, "1.0", "params.historyLength"),
+    (Operation.LIST_TASKS, {"historyLength": 10**12}, "1.0", "params.historyLength"),
+    (Operation.SEND_MESSAGE, {"message": MSG, "configuration": {"historyLength": "2147483648"}}, "1.0",
      "params.configuration.historyLength"),
 ]
 
