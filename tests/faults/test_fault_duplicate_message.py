@@ -1,0 +1,63 @@
+"""F13: the same ``messageId`` sent twice by the same caller (reliability.md §3b).
+
+A client that retries a send after a timeout re-sends the same message. The spec
+lets a server dedupe by messageId (A2A §3.3.1); reliability.md asks for at most
+one task per (caller, messageId). Today every send makes a task: these tests
+record the gap (strict xfail) so that a fix shows up as an XPASS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fault_support import build_app, rpc
+from support.a2a_http import served
+
+GAP = ("F13 gap: no idempotency on messageId. Runtime.send_message "
+       "(a2a_wsgi/runtime/_execution.py) creates a new task for every send of a "
+       "new-task message; nothing records (owner, tenant, messageId)")
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    store = "memory" if request.param == "memory" else f"sqlite:///{tmp_path / 't.sqlite3'}"
+    with served(build_app(store)) as handle:
+        yield handle.url + "/"
+
+
+def _send(url: str, message_id: str) -> dict[str, Any]:
+    answer, _ = rpc(url, "SendMessage", {"message": {
+        "messageId": message_id, "role": "ROLE_USER", "parts": [{"text": "sleep:0.2"}]}})
+    assert "result" in answer, answer
+    return answer
+
+
+def _task_count(url: str) -> int:
+    answer, _ = rpc(url, "ListTasks", {})
+    return len(answer["result"]["tasks"])
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=GAP)
+def test_a_message_sent_twice_at_once_makes_at_most_one_task(url: str) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: _send(url, "dup-1"), range(2)))
+    assert all("task" in a["result"] for a in answers)
+    assert _task_count(url) == 1
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=GAP)
+def test_a_retried_message_answers_the_task_it_already_made(url: str) -> None:
+    first, again = _send(url, "dup-2"), _send(url, "dup-2")
+    assert first["result"]["task"]["id"] == again["result"]["task"]["id"]
+    assert _task_count(url) == 1
+
+
+def test_distinct_messages_make_distinct_tasks(url: str) -> None:
+    """The control: what a dedupe must not break."""
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda n: _send(url, f"distinct-{n}"), range(2)))
+    assert _task_count(url) == 2
