@@ -980,7 +980,8 @@ BAD_PARAMS: list[tuple[Operation, Any, str, str]] = [
     (Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, {"id": "é"}, "0.3", "params.id"),
     (Operation.GET_TASK, {"id": "t", "historyLength": 2**31}, "1.0", "params.historyLength"),
     (Operation.LIST_TASKS, {"historyLength": 10**12}, "1.0", "params.historyLength"),
-    (Operation.SEND_MESSAGE, {"message": MSG, "configuration": {"historyLength": "2147483648"}}, "1.0",
+    (Operation.SEND_MESSAGE,
+     {"message": MSG, "configuration": {"historyLength": "2147483648"}}, "1.0",
      "params.configuration.historyLength"),
 ]
 

@@ -53,6 +53,7 @@ from a2a_wsgi.stores.postgres import (  # noqa: E402
     upgrade_schema,
 )
 from a2a_wsgi.stores.postgres import pool as pg_pool  # noqa: E402
+from a2a_wsgi.stores.postgres.schema import TCP_OPTIONS  # noqa: E402
 
 pytestmark = pytest.mark.postgres
 
@@ -527,3 +528,134 @@ def test_statements_are_prepared_on_the_server_as_configured(
         assert prepared == []
     else:
         assert "a2a_tasks" in texts and "a2a_events" in texts and f'"{schema}"' in texts
+
+
+# -- dropped sessions and a silent database ----------------------------------------------------
+
+
+def _warm(store: PostgresTaskStore, n: int) -> None:
+    """Leave ``n`` idle connections in the pool (n borrows held at once)."""
+    from contextlib import ExitStack
+
+    with ExitStack() as held:
+        for _ in range(n):
+            held.enter_context(store._pool.connection())
+
+
+def _terminate(url: str, name: str) -> int:
+    """End every session named ``name``; returns once they are gone (PostgreSQL 14+)."""
+    ended = sql(url, "SELECT count(*) FROM (SELECT pg_terminate_backend(pid, 5000) "
+                     "FROM pg_stat_activity WHERE application_name = %s) t", (name,))
+    return int(ended[0][0])
+
+
+def test_every_write_after_sessions_end_succeeds_and_dead_idle_ones_are_all_dropped(
+        url: str, schema: str, stores: list[Any]) -> None:
+    store = PostgresTaskStore(url, schema=schema, application_name=schema, max_idle=4)
+    stores.append(store)
+    version = store.save(task(), expected_version=None)
+    _warm(store, 4)
+    idle = list(store._pool._idle)
+    assert len(idle) == 4 and all(pg_pool.looks_alive(conn) for conn in idle)
+    assert _terminate(url, schema) == 4
+    assert not any(pg_pool.looks_alive(conn) for conn in idle)  # the goodbye is readable
+    started = time.monotonic()
+    for _ in range(4):  # writes are never retried: each must get a live connection
+        version = store.save(task(), expected_version=version)
+    assert time.monotonic() - started < 1
+    assert all(conn.closed for conn in idle)  # the first dead one took its siblings along
+    assert version == 5 and len(sessions(url, schema)) == 1
+
+
+def test_an_idle_connection_that_is_alive_is_lent_again(url: str, schema: str,
+                                                        stores: list[Any]) -> None:
+    store = PostgresTaskStore(url, schema=schema, application_name=schema)
+    stores.append(store)
+    with store._pool.connection() as first:
+        pid = first.info.backend_pid
+    with store._pool.connection() as again:
+        assert again is first and again.info.backend_pid == pid
+
+
+def test_connections_get_keepalives_and_the_statement_timeout(url: str, schema: str,
+                                                              stores: list[Any]) -> None:
+    store = PostgresTaskStore(f"{url}?keepalives_idle=7", schema=schema, statement_timeout=1.5)
+    unbounded = PostgresTaskStore(url, schema=schema, statement_timeout=None)
+    stores += [store, unbounded]
+    with store._pool.connection() as conn:
+        assert conn.execute("SHOW statement_timeout").fetchone() == ("1500ms",)
+        params = conn.info.get_parameters()
+    assert params["keepalives_idle"] == "7"  # the URL's own value wins
+    expected = {k: str(v) for k, v in TCP_OPTIONS.items() if k != "keepalives_idle"}
+    assert {k: params.get(k) for k in expected} == expected
+    with unbounded._pool.connection() as conn:
+        assert conn.execute("SHOW statement_timeout").fetchone() == ("0",)
+    with pytest.raises(ValueError):
+        PostgresTaskStore(url, schema=schema, statement_timeout=0)
+
+
+def test_the_server_cancels_a_statement_past_statement_timeout(url: str, schema: str,
+                                                               stores: list[Any]) -> None:
+    store = PostgresTaskStore(url, schema=schema, statement_timeout=0.2)
+    stores.append(store)
+    started = time.monotonic()
+    with pytest.raises(psycopg.errors.QueryCanceled), store._pool.connection() as conn:
+        conn.execute("SELECT pg_sleep(3)")
+    assert time.monotonic() - started < 1.5  # the server's answer, well before the cut
+    assert store.save(task(), expected_version=None) == 1
+
+
+def test_a_call_the_database_leaves_unanswered_is_cut_at_the_deadline(url: str,
+                                                                      schema: str) -> None:
+    """The server is made to say nothing (its own timeout off); the watchdog cuts the
+    connection at the pool's deadline and a read is not retried after that."""
+    name = f"{schema}_silent"
+    pool = pg_pool.Pool(lambda: psycopg.connect(url, autocommit=True, application_name=name),
+                        max_idle=2, deadline=0.4)
+    try:
+        started = time.monotonic()
+        with pytest.raises(pg_pool.DatabaseTimeout):
+            pool.read("SELECT pg_sleep(5)")
+        took = time.monotonic() - started
+        assert 0.35 < took < 1.2, took  # once, not twice: no retry after a timeout
+        assert pool.read("SELECT 1") == [(1,)]  # a fresh connection serves the next call
+        with pool.connection(statements=3) as conn:  # a bound per statement of the borrow
+            conn.execute("SELECT pg_sleep(0.5)")
+        with pool.connection(statements=None) as conn:  # unbounded (schema upgrades)
+            conn.execute("SELECT pg_sleep(0.5)")
+    finally:
+        pool.close()
+        _terminate(url, name)
+
+
+def test_the_watchdog_cuts_only_overdue_borrows() -> None:
+    import socket
+
+    from a2a_wsgi.stores.postgres.watchdog import WATCHDOG
+
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        token = WATCHDOG.arm(ours.fileno(), 5)
+        assert WATCHDOG.disarm(token) is False
+        ours.sendall(b"x")  # untouched
+        assert theirs.recv(1) == b"x"
+        ours.settimeout(3)
+        started = time.monotonic()
+        token = WATCHDOG.arm(ours.fileno(), 0.1)
+        assert ours.recv(1) == b""  # a blocked reader wakes at the deadline
+        assert 0.05 < time.monotonic() - started < 1
+        assert WATCHDOG.disarm(token) is True
+
+
+def test_an_upgrade_waiting_on_another_host_is_not_cut_by_statement_timeout(
+        url: str, schema: str, stores: list[Any]) -> None:
+    lock = f"a2a_wsgi schema {schema}"
+    with psycopg.connect(url, autocommit=True) as other:
+        other.execute("SELECT pg_advisory_lock(hashtext(%s))", (lock,))  # "another host"
+        threading.Timer(0.8, other.execute, args=(
+            "SELECT pg_advisory_unlock(hashtext(%s))", (lock,))).start()
+        started = time.monotonic()
+        store = PostgresTaskStore(url, schema=schema, statement_timeout=0.2)
+        stores.append(store)
+        assert time.monotonic() - started > 0.6
+    assert store.save(task(), expected_version=None) == 1

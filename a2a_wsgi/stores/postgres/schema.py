@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_SCHEMA",
     "SCHEMA_VERSION",
     "SchemaVersionError",
+    "TCP_OPTIONS",
     "check_version",
     "checked_schema",
     "connect",
@@ -131,17 +132,35 @@ def checked_schema(name: str) -> str:
     return name
 
 
+#: TCP settings each connection gets unless its URL sets them: an idle connection to a
+#: vanished host is found dead within about 25 s, and data the host stops acknowledging
+#: fails the call after 30 s (libpq ignores them on Unix-domain sockets).
+TCP_OPTIONS: dict[str, int] = {
+    "keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
+
+
 def connect(conninfo: str, *, connect_timeout: float,
-            application_name: str = DEFAULT_APPLICATION_NAME) -> Conn:
+            application_name: str = DEFAULT_APPLICATION_NAME,
+            statement_timeout: float | None = None) -> Conn:
     """An autocommit connection whose session time zone is UTC (timestamps come back aware UTC).
 
-    It is named ``application_name`` in ``pg_stat_activity`` unless the URL names it.
+    It is named ``application_name`` in ``pg_stat_activity`` unless the URL names
+    it, has TCP keepalives (:data:`TCP_OPTIONS`, unless the URL sets them) and,
+    when ``statement_timeout`` is given (seconds), the server cancels any of its
+    statements that runs longer.
     """
+    given = conninfo_to_dict(conninfo)
     options: dict[str, Any] = {"connect_timeout": max(1, int(connect_timeout))}
-    if "application_name" not in conninfo_to_dict(conninfo):
+    options.update((key, value) for key, value in TCP_OPTIONS.items() if key not in given)
+    if "application_name" not in given:
         options["application_name"] = application_name
     conn = psycopg.connect(conninfo, autocommit=True, **options)
-    conn.execute("SET TIME ZONE 'UTC'")
+    setup = "SET TIME ZONE 'UTC'"
+    if statement_timeout is not None:
+        setup += f"; SET statement_timeout = {max(1, round(statement_timeout * 1000))}"
+    conn.execute(setup)  # no parameters: one round trip, in the simple protocol
     return conn
 
 
@@ -176,6 +195,8 @@ def upgrade(conn: Conn, schema: str) -> tuple[int, int]:
     if current == SCHEMA_VERSION:  # the usual start-up: nothing to do, no lock taken
         return current, current
     with conn.transaction():
+        # Migrations and the lock wait are not one call's work: no statement_timeout.
+        conn.execute("SET LOCAL statement_timeout = 0")
         # Two hosts starting at once: the second waits here, then finds nothing to do.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"a2a_wsgi schema {schema}",))
         if not _schema_exists(conn, schema):

@@ -43,7 +43,11 @@ from .schema import (
 from .schema import upgrade as upgrade_tables
 from .statements import list_queries, render, save_name
 
-__all__ = ["PostgresTaskStore"]
+__all__ = ["ANSWER_GRACE", "PostgresTaskStore"]
+
+#: Seconds past ``statement_timeout`` before an unanswered call's connection is cut: the
+#: server's own cancel normally arrives within milliseconds of the timeout.
+ANSWER_GRACE = 2.0
 
 # Aliases defined before the class: inside it, the ``list`` method shadows the builtin.
 _Deliveries = list[Delivery]
@@ -63,25 +67,35 @@ class PostgresTaskStore:
     the connections show in ``pg_stat_activity``; ``prepare_threshold`` is
     psycopg's: executions of a statement on one connection before it is prepared
     on the server (None: never, for a pooler that cannot keep prepared statements).
+
+    ``statement_timeout`` (seconds; None: unbounded) is set on every connection,
+    so the server cancels a statement that runs longer; and since a database that
+    cannot be heard cancels nothing, a call left unanswered ``ANSWER_GRACE``
+    seconds past it has its connection cut (:class:`~.pool.DatabaseTimeout`).
+    ``connect_timeout`` bounds opening a connection. Either way the caller gets
+    an error in bounded time (a JSON-RPC -32603 through :class:`~a2a_wsgi.A2AApp`).
     """
 
     def __init__(self, url: str, *, schema: str | None = None, upgrade: bool = True,
                  max_events: int = 1000, max_idle: int = 8, poll_interval: float = 1.0,
-                 connect_timeout: float = 10.0,
+                 connect_timeout: float = 10.0, statement_timeout: float | None = 30.0,
                  application_name: str = DEFAULT_APPLICATION_NAME,
                  prepare_threshold: int | None = 5) -> None:
         conninfo, from_url = split_schema(url)
         self.schema = checked_schema(schema or from_url or DEFAULT_SCHEMA)
         self.channel = f"a2a_events_{self.schema}"[:63]
         self._max_events, self._poll = max_events, poll_interval
+        if statement_timeout is not None and statement_timeout <= 0:
+            raise ValueError("statement_timeout must be positive (or None for no bound)")
         self._connect = partial(_connect, conninfo, connect_timeout, application_name,
-                                prepare_threshold)
-        self._pool = Pool(self._connect, max_idle=max_idle)
+                                prepare_threshold, statement_timeout)
+        deadline = None if statement_timeout is None else statement_timeout + ANSWER_GRACE
+        self._pool = Pool(self._connect, max_idle=max_idle, deadline=deadline)
         self._pool.on_fork(self._forget_listener)
         self._lock = threading.Lock()
         self._listener: Listener | None = None
         try:
-            with self._pool.connection() as conn:
+            with self._pool.connection(statements=None) as conn:
                 if upgrade:
                     upgrade_tables(conn, self.schema)
                 else:
@@ -145,7 +159,7 @@ class PostgresTaskStore:
              limit: int | None = None) -> Page:
         count, params, page, page_params = list_queries(
             self._sql, owner, tenant, context_id, status, status_timestamp_after, after)
-        with self._pool.connection() as conn, conn.transaction():
+        with self._pool.connection(statements=2) as conn, conn.transaction():
             # One snapshot for the page and the count.
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             total_row = conn.execute(count, params).fetchone()
@@ -278,8 +292,9 @@ class PostgresTaskStore:
 
 
 def _connect(conninfo: str, connect_timeout: float, application_name: str,
-             prepare_threshold: int | None) -> Conn:
+             prepare_threshold: int | None, statement_timeout: float | None) -> Conn:
     """A new connection of this store (see :func:`.schema.connect`)."""
-    conn = connect(conninfo, connect_timeout=connect_timeout, application_name=application_name)
+    conn = connect(conninfo, connect_timeout=connect_timeout, application_name=application_name,
+                   statement_timeout=statement_timeout)
     conn.prepare_threshold = prepare_threshold
     return conn
