@@ -25,6 +25,7 @@ from a2a_core.service import A2AService
 from .overrides import get_base_url, get_identity, get_metadata
 from .push import JWKS_PATH, PushDeliverer, PushPlanner, PushSettings
 from .runtime import Runtime
+from .serve import hook_gunicorn_worker
 
 __all__ = ["A2AApp", "DEFAULT_CARD_PATH"]
 
@@ -86,6 +87,7 @@ class A2AApp:
             metadata=metadata, authorize_task=authorize_task, extensions=extensions,
             versions=tuple(versions), max_json_depth=max_json_depth, max_parts=max_parts,
             last_modified=last_modified or datetime.now(timezone.utc))
+        hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if self.deliverer is not None:
@@ -130,7 +132,7 @@ class A2AApp:
             self.deliverer.wake()
 
     def close(self) -> None:
-        """Stop the runtime's worker pool (tests and ``serve()`` handles call it)."""
+        """End open streams cleanly and stop the runtime's worker pool (tests call it)."""
         if self.deliverer is not None:
             self.deliverer.stop()
         close = getattr(self.runtime, "close", None)

@@ -4,18 +4,40 @@
 werkzeug's threaded server on a background thread and returns at once with a
 :class:`ServerHandle`. :func:`run_gunicorn` runs gunicorn in the foreground
 with defaults chosen for long-lived SSE streams.
+
+On SIGTERM a gunicorn worker stops accepting and waits ``graceful_timeout``
+for open requests; SSE streams would only carry heartbeats until they are cut.
+:func:`stop_streams_on_sigterm` chains a SIGTERM handler that first ends every
+open stream cleanly (the client sees the end of the response and resumes with
+``Last-Event-ID``). An :class:`~a2a_wsgi.app.A2AApp` created in a gunicorn
+worker installs it itself; with ``preload_app`` the app is created in the
+master, so add :func:`gunicorn_post_worker_init` to the gunicorn config
+(:func:`run_gunicorn` and ``a2a serve`` do).
 """
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
-__all__ = ["ServerHandle", "parse_addr", "serve", "GUNICORN_DEFAULTS", "run_gunicorn"]
+from .runtime._service import stop_all_streams
+
+__all__ = [
+    "ServerHandle",
+    "parse_addr",
+    "serve",
+    "GUNICORN_DEFAULTS",
+    "run_gunicorn",
+    "gunicorn_post_worker_init",
+    "stop_streams_on_sigterm",
+    "hook_gunicorn_worker",
+]
 
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}
 
@@ -105,6 +127,74 @@ GUNICORN_DEFAULTS: Mapping[str, Any] = {
 }
 
 
+class _StopStreamsThenChain:
+    """A SIGTERM handler: end open streams, then do what the previous handler did."""
+
+    def __init__(self, previous: Callable[[int, FrameType | None], Any]) -> None:
+        self.previous = previous
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        # A thread, not inline: the interrupted main thread may hold a lock the stop needs.
+        threading.Thread(target=stop_all_streams, name="a2a-stop-streams", daemon=True).start()
+        self.previous(signum, frame)
+
+
+def stop_streams_on_sigterm() -> bool:
+    """Chain :func:`stop_all_streams` onto this process's Python SIGTERM handler.
+
+    Only from the main thread, and only over a Python handler (a server's own:
+    SIG_DFL or SIG_IGN are left alone, since chaining would change what SIGTERM
+    does). Idempotent; True when the handler is in place.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    previous = signal.getsignal(signal.SIGTERM)
+    if isinstance(previous, _StopStreamsThenChain):
+        return True
+    if not callable(previous):
+        return False
+    signal.signal(signal.SIGTERM, _StopStreamsThenChain(previous))
+    signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it: no EINTR in requests
+    return True
+
+
+def hook_gunicorn_worker() -> bool:
+    """:func:`stop_streams_on_sigterm`, but only inside a gunicorn worker (A2AApp calls it).
+
+    A worker loads the app after installing its signal handlers, so the app can
+    chain onto them; anywhere else (tests, werkzeug, a gunicorn master) nothing changes.
+    """
+    handler = signal.getsignal(signal.SIGTERM)
+    owner = getattr(handler, "__self__", None)
+    if isinstance(handler, _StopStreamsThenChain):
+        return True
+    if owner is None or not type(owner).__module__.startswith("gunicorn.workers"):
+        return False
+    return stop_streams_on_sigterm()
+
+
+def gunicorn_post_worker_init(worker: Any) -> None:
+    """gunicorn ``post_worker_init`` hook: on SIGTERM, end open A2A streams first.
+
+    Needed in your own gunicorn config only with ``preload_app = True``::
+
+        from a2a_wsgi.serve import gunicorn_post_worker_init as post_worker_init
+    """
+    stop_streams_on_sigterm()
+
+
+def _post_worker_init(user_hook: Callable[[Any], Any] | None) -> Callable[[Any], None]:
+    """Our hook, then the caller's own ``post_worker_init`` if they gave one."""
+    if user_hook is None:
+        return gunicorn_post_worker_init
+
+    def both(worker: Any) -> None:
+        gunicorn_post_worker_init(worker)
+        user_hook(worker)
+
+    return both
+
+
 def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
                  **options: Any) -> None:
     """Run gunicorn in the foreground (blocks until it exits).
@@ -112,12 +202,14 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
     ``app`` is a WSGI callable or a ``"module:object"`` string (imported in
     each worker). ``options`` are gunicorn settings by name, over
     :data:`GUNICORN_DEFAULTS`. With the in-memory store, keep ``workers=1``:
-    each worker process would hold its own tasks.
+    each worker process would hold its own tasks. On SIGTERM open streams end
+    cleanly (:func:`gunicorn_post_worker_init`, run before a given ``post_worker_init``).
     """
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
     from gunicorn.util import import_app  # type: ignore[import-untyped]
 
     settings = {**GUNICORN_DEFAULTS, **options, "bind": [bind]}
+    settings["post_worker_init"] = _post_worker_init(settings.get("post_worker_init"))
 
     class _Application(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:

@@ -8,6 +8,7 @@ lists and :mod:`._push_configs` keeps push configs.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -60,7 +61,16 @@ from ._runs import Run, RunRegistry
 from ._subscriptions import Subscriptions
 from ._updates import TaskUpdates
 
-__all__ = ["Runtime"]
+__all__ = ["Runtime", "stop_all_streams"]
+
+#: Every live runtime of this process, so a shutdown signal can end their streams.
+_LIVE: weakref.WeakSet[Runtime] = weakref.WeakSet()
+
+
+def stop_all_streams() -> None:
+    """End the open streams of every runtime in this process (a server is stopping)."""
+    for runtime in list(_LIVE):
+        runtime.stop_streams()
 
 
 class Runtime:
@@ -120,6 +130,7 @@ class Runtime:
         self._streams = Subscriptions(self.store, heartbeat_interval=heartbeat_interval,
                                       resubscribe_timeout=resubscribe_timeout)
         self._card = self._build_card(push_enabled)
+        _LIVE.add(self)
 
     def _default_lease(self, given: float | None) -> float | None:
         """Work leases (and the keeper thread) only matter when other processes share the store."""
@@ -131,8 +142,18 @@ class Runtime:
         """A lost worker's task runs again only if the agent says that is safe, a few times."""
         return bool(self.agent.rerun_on_worker_loss) and attempts <= self._rerun_attempts
 
+    def stop_streams(self) -> None:
+        """End open streams cleanly (tasks go on; clients resume with Last-Event-ID)."""
+        self._streams.stop()
+
+    @property
+    def stopping(self) -> bool:
+        """True once :meth:`stop_streams` or :meth:`close` was called."""
+        return self._streams.stopping.is_set()
+
     def close(self, *, wait: bool = False) -> None:
         """Stop taking work and the lease keeper; running agents finish unless the process exits."""
+        self.stop_streams()
         self._keeper.stopping.set()
         self._pool.shutdown(wait=wait, cancel_futures=True)
         self._keeper.stop(wait=wait)

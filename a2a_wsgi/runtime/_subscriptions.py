@@ -5,10 +5,15 @@ id (a task snapshot: the number of the last event it includes), so a client
 that reconnects with ``Last-Event-ID`` is replayed exactly what came after it.
 Quiet streams get a heartbeat every ``heartbeat_interval`` seconds; a
 subscription that hears nothing for ``resubscribe_timeout`` seconds ends.
+Once :meth:`Subscriptions.stop` is called (the server is shutting down) every
+open stream ends at its next wake-up, at most ``STOP_POLL`` seconds later:
+the generator returns, so the server writes a proper end of the response and
+the client resumes elsewhere with ``Last-Event-ID``. Tasks are left alone.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -21,7 +26,10 @@ from ..stores import EventsExpiredError, StoredTask, TaskStore
 from ._defaults import Scope
 from ._runs import Run
 
-__all__ = ["Subscriptions", "parse_seq"]
+__all__ = ["STOP_POLL", "Subscriptions", "parse_seq"]
+
+#: Longest a stream following a stored task waits before it looks at the stop flag.
+STOP_POLL = 1.0
 
 
 def parse_seq(value: str | None) -> int | None:
@@ -58,15 +66,32 @@ class Subscriptions:
                  resubscribe_timeout: float) -> None:
         self._store = store
         self._heartbeat, self._resubscribe_timeout = heartbeat_interval, resubscribe_timeout
+        #: Set when the server stops: open streams end cleanly, new ones end after their first item.
+        self.stopping = threading.Event()
+        self._lock = threading.RLock()  # RLock: stop() may run from a signal handler
+        self._open_runs: set[Run] = set()
+
+    def stop(self) -> None:
+        """End every open stream at its next wake-up; send streams are woken now."""
+        self.stopping.set()
+        with self._lock:
+            runs = list(self._open_runs)
+        for run in runs:
+            run.poke()
 
     # -- a send's own stream -------------------------------------------------------------
 
     def run_stream(self, run: Run) -> Iterator[StreamItem]:
         """Task (or the bare Message) first, then this run's events until it is over."""
+        with self._lock:
+            self._open_runs.add(run)
         try:
             while not self._wait(run, lambda: run.snapshot is not None or run.reply is not None
                                  or run.done):
                 yield HEARTBEAT
+            if (self.stopping.is_set() and run.snapshot is None and run.reply is None
+                    and not run.done):
+                return  # nothing to send yet; the run goes on (its task is in the store)
             if run.reply is not None:
                 yield run.reply
                 return
@@ -78,6 +103,9 @@ class Subscriptions:
         except GeneratorExit:
             run.detached.set()
             raise
+        finally:
+            with self._lock:
+                self._open_runs.discard(run)
 
     def _run_events(self, run: Run, after: int) -> Iterator[StreamItem]:
         while True:
@@ -98,12 +126,16 @@ class Subscriptions:
                 if run.error is not None:
                     raise run.error
                 return
+            if self.stopping.is_set():
+                return
             if not self._wait(run, partial(run.moved_on, ticks)):
                 yield HEARTBEAT
 
     def _wait(self, run: Run, predicate: Callable[[], bool]) -> bool:
+        """Wait for ``predicate``, a heartbeat's time or stop(); False means send a heartbeat."""
         with run.cond:
-            return run.cond.wait_for(predicate, timeout=self._heartbeat)
+            return run.cond.wait_for(lambda: predicate() or self.stopping.is_set(),
+                                     timeout=self._heartbeat)
 
     # -- following a stored task -----------------------------------------------------------
 
@@ -145,20 +177,29 @@ class Subscriptions:
         yield from self._tail(task_id, after)
 
     def _tail(self, task_id: str, after: int) -> Iterator[StreamItem]:
-        """Wait for events after ``after``; end on a terminal one or after the quiet timeout."""
-        quiet_since = time.monotonic()
-        while True:
-            left = self._resubscribe_timeout - (time.monotonic() - quiet_since)
+        """Wait for events after ``after``; end on a terminal one, after the quiet timeout
+        or on stop().
+
+        Waits are cut into slices of at most :data:`STOP_POLL` seconds: a store's
+        wait cannot be interrupted, and a stop must not wait for the next heartbeat.
+        """
+        quiet_since = beat_at = time.monotonic()
+        while not self.stopping.is_set():
+            now = time.monotonic()
+            left = self._resubscribe_timeout - (now - quiet_since)
             if left <= 0:
                 return
-            batch = self._store.wait_for_events(task_id, after, min(self._heartbeat, left))
-            if not batch:
-                if time.monotonic() - quiet_since < self._resubscribe_timeout:
-                    yield HEARTBEAT
-                continue
+            wait = min(max(self._heartbeat - (now - beat_at), 0.0), left, STOP_POLL)
+            batch = self._store.wait_for_events(task_id, after, wait)
             for seq, event in batch:
                 after = seq
                 yield OutboundEvent(event, str(seq))
                 if _is_terminal_event(event):
                     return
-            quiet_since = time.monotonic()
+            now = time.monotonic()
+            if batch:
+                quiet_since = beat_at = now
+            elif (now - beat_at >= self._heartbeat
+                  and now - quiet_since < self._resubscribe_timeout):
+                beat_at = now
+                yield HEARTBEAT

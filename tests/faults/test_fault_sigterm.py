@@ -3,7 +3,8 @@
 What docs/deployment.md promises: a task whose worker stops is not left WORKING
 forever; its lease expires and another worker (here: a fresh process on the same
 SQLite file) fails it, or re-runs it. What gunicorn promises: the master exits
-within ``graceful_timeout``.
+within ``graceful_timeout``. What we promise: open streams end cleanly at once
+(the app chains a SIGTERM handler in each worker), not cut at the timeout.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import pytest
 import requests
 from fault_support import LEASE_SECONDS, FaultAgent, rpc, start_server
 
-from a2a_core.models import TaskState
+from a2a_core.models import Message, TaskState
 from a2a_core.service import CallContext
+from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.runtime import LOST_WORKER_REASON, Runtime
+from a2a_wsgi.serve import hook_gunicorn_worker, serve, stop_streams_on_sigterm
 from a2a_wsgi.stores import SQLiteTaskStore
 
 pytestmark = pytest.mark.slow
@@ -131,11 +134,114 @@ def test_the_interrupted_task_is_recovered_through_its_lease(
         runtime.close(wait=True)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "F2 gap: nothing tells open streams that the worker is stopping. gunicorn waits "
-    "graceful_timeout for them (they only carry heartbeats), then the worker exits and "
-    "every stream is cut mid-chunk (no terminating chunk, no final event)"))
 def test_streams_end_with_a_final_event_or_a_clean_close(
         stopped_server: dict[str, Any]) -> None:
     endings = [w.ending for w in stopped_server["watches"]]
     assert endings == ["clean"] * STREAMS, endings
+    for watch in stopped_server["watches"]:  # ended by the stop, not by the timeout
+        assert watch.ended_at is not None
+        assert watch.ended_at - stopped_server["signalled"] < GRACEFUL
+
+
+def _hanging_task(url: str) -> str:
+    answer, _ = rpc(url, "SendMessage", {
+        "message": {"messageId": "m-hang", "role": "ROLE_USER", "parts": [{"text": "hang"}]},
+        "configuration": {"returnImmediately": True}})
+    return str(answer["result"]["task"]["id"])
+
+
+def _streaming_send(url: str) -> StreamWatch:
+    """A SendStreamingMessage of a hanging task, watched like a subscription."""
+    watch = StreamWatch.__new__(StreamWatch)
+    watch.url, watch.task_id = url, ""
+    watch.opened, watch.events = threading.Event(), []
+    watch.ending, watch.ended_at = None, None
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {
+        "message": {"messageId": "m-hang-s", "role": "ROLE_USER", "parts": [{"text": "hang"}]}}}
+
+    def run() -> None:
+        try:
+            with requests.post(url, json=body, stream=True, timeout=(5, 15),
+                               headers={"A2A-Version": "1.0",
+                                        "Accept": "text/event-stream"}) as response:
+                for line in response.iter_lines(chunk_size=1, decode_unicode=True):
+                    if line.startswith("data:"):
+                        watch.events.append(json.loads(line[5:]))
+                        watch.opened.set()
+            watch.ending = "clean"
+        except requests.RequestException as exc:
+            watch.ending = type(exc).__name__
+        finally:
+            watch.ended_at = time.monotonic()
+            watch.opened.set()
+
+    watch.thread = threading.Thread(target=run, daemon=True)
+    watch.thread.start()
+    return watch
+
+
+class StartThenWait(Agent):
+    """Emits one artifact (a stream's first event), then works until released."""
+
+    name = "Start Then Wait"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def handle_message(self, message: Message, context: AgentContext) -> Any:
+        context.emit_artifact("started")
+        self.release.wait(30)
+        return reply("released")
+
+
+@pytest.fixture()
+def quiet_app() -> Iterator[tuple[Any, str]]:
+    """An in-process app whose streams, once started, would only carry heartbeats (every 30 s)."""
+    agent = StartThenWait()
+    app = A2AApp(agent, base_url="http://127.0.0.1/", store="memory", heartbeat_interval=30.0)
+    handle = serve(app)
+    try:
+        yield app, handle.url + "/"
+    finally:
+        agent.release.set()
+        app.close()
+        handle.stop()
+
+
+def _stop_ends_streams(url: str, stop: Any) -> list[StreamWatch]:
+    watches = [StreamWatch(url, _hanging_task(url)), _streaming_send(url)]
+    assert all(w.opened.wait(10) for w in watches)
+    assert all(w.events for w in watches)
+    stopped = time.monotonic()
+    stop()
+    for watch in watches:
+        watch.thread.join(timeout=10)
+        assert watch.ending == "clean", watch.ending
+        assert watch.ended_at is not None and watch.ended_at - stopped < 5, "heartbeat is 30 s"
+    return watches
+
+
+def test_closing_the_app_ends_its_streams_cleanly(quiet_app: tuple[Any, str]) -> None:
+    app, url = quiet_app
+    _stop_ends_streams(url, app.close)
+    assert app.runtime.stopping
+
+
+def test_the_chained_sigterm_handler_ends_streams_then_runs_the_previous_one(
+        quiet_app: tuple[Any, str]) -> None:
+    app, url = quiet_app
+    heard: list[int] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: heard.append(signum))
+    try:
+        assert stop_streams_on_sigterm()
+        assert stop_streams_on_sigterm()  # idempotent: chained once
+        _stop_ends_streams(url, lambda: os.kill(os.getpid(), signal.SIGTERM))
+        assert heard == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_outside_a_gunicorn_worker_the_app_leaves_sigterm_alone() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    assert not hook_gunicorn_worker()
+    assert signal.getsignal(signal.SIGTERM) is before

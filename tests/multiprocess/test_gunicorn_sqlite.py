@@ -59,7 +59,7 @@ pytestmark = pytest.mark.slow
 def test_any_worker_gets_lists_and_follows_a_task_another_worker_runs(server: str) -> None:
     task, runner = send(server, "chunks:60")
     others: set[str] = set()
-    for _ in range(3):  # the kernel picks the worker; a busy machine may favour one
+    for _ in range(10):  # the kernel picks the worker; a busy machine may favour one
         answers = _spread(lambda: get(server, task["id"]), 24)
         assert all(got["id"] == task["id"] for got, _ in answers)
         others |= {pid for _, pid in answers} - {runner}
@@ -96,7 +96,11 @@ def test_a_dropped_stream_resumed_on_any_worker_gets_every_event_once(server: st
                                        headers=resumed_from) as (response, events):
             return response.headers["X-Worker-Pid"], list(events)
 
-    resumed = _spread(resume, 8)
+    resumed: list[tuple[str, list[Any]]] = []
+    for _ in range(5):  # the kernel picks the worker; a busy machine may favour one
+        resumed += _spread(resume, 8)
+        if {pid for pid, _ in resumed} - {streamer}:
+            break
     assert {pid for pid, _ in resumed} - {streamer}, "no resume landed on another worker"
     rest = resumed[0][1]
     assert all([e.id for e in r] == [e.id for e in rest] for _, r in resumed)
