@@ -47,7 +47,7 @@ from ..agent import (
     as_outcome,
     to_parts,
 )
-from ..stores import StoredTask
+from ..stores import DuplicateMessageError, StoredTask
 from ._changes import Changes
 from ._defaults import Change, Scope, describe, log
 from ._keeper import LeaseKeeper
@@ -162,6 +162,8 @@ class AgentRunner:
         """What a blocking send answers once the run is over: the task as the run left it."""
         if run.error is not None:
             raise run.error
+        if run.duplicate_of is not None:
+            return self._updates.settled(run.duplicate_of, run.scope)
         if run.reply is not None:
             return run.reply
         if run.latest is not None:
@@ -186,6 +188,10 @@ class AgentRunner:
             self._apply_outcome(run, self._call_agent(run))
         except RPCError as err:
             run.error = err
+        except DuplicateMessageError as dup:
+            # A concurrent send of the same message stored its task first: answer that one.
+            run.duplicate_of = dup.task_id
+            run.cancelled.set()
         except Exception:
             log.exception("runtime failure while running task %s", run.task_id)
             run.error = InternalError()
@@ -328,7 +334,8 @@ class AgentRunner:
                         timestamp=self._clock())
         if run.push is not None:  # first, so the planner sees it for ``then``'s events
             self._push.put(task.id, run.push, run.scope[1], run.call.version)
-        stored = self._updates.create(task, run.scope, then)
+        message_id = run.message.message_id if run.is_new else None
+        stored = self._updates.create(task, run.scope, then, message_id=message_id)
         with run.cond:
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)

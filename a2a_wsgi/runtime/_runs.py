@@ -61,6 +61,9 @@ class Run:
         self.done = False
         self.reply: Message | None = None
         self.error: RPCError | None = None
+        #: Set when this run's message had already created a task (idempotent sends):
+        #: that task's id, which the send answers instead.
+        self.duplicate_of: str | None = None
 
     @property
     def cancelled(self) -> threading.Event:

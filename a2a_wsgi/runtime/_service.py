@@ -41,7 +41,7 @@ from a2a_core.tasks import TransitionEvent, is_cancelable
 
 from ..agent import Agent, AgentContext
 from ..push.settings import PushSettings
-from ..stores import MemoryTaskStore, TaskStore, open_store
+from ..stores import DuplicateMessageError, MemoryTaskStore, TaskStore, open_store
 from ._changes import Changes
 from ._defaults import (
     DEFAULT_LEASE_SECONDS,
@@ -198,22 +198,47 @@ class Runtime:
     # -- sending -----------------------------------------------------------------------
 
     def send_message(self, request: SendMessageRequest, ctx: CallContext) -> Task | Message:
-        """Blocking sends run the agent in this thread; others return the SUBMITTED task."""
+        """Blocking sends run the agent in this thread; others return the SUBMITTED task.
+
+        A new-task message this caller already sent answers the task it created
+        (reliability.md §3b: a retried send makes no second task).
+        """
+        blocking = request.configuration is None or request.configuration.blocking
+        earlier = self._sent_before(request, ctx)
+        if earlier is not None:
+            return self._updates.settled(earlier.id, self._scope(ctx)) if blocking else earlier
         run = self._begin(request, ctx)
-        if request.configuration is None or request.configuration.blocking:
+        if blocking:
             self._runner.execute(run)
             return self._runner.result(run)
-        task = self._runner.create_submitted(run)
+        try:
+            task = self._runner.create_submitted(run)
+        except DuplicateMessageError as dup:  # a concurrent send of it stored its task first
+            return self._updates.visible(dup.task_id, self._scope(ctx))
         self._runner.submit(run)
         return task
 
     def send_streaming_message(
         self, request: SendMessageRequest, ctx: CallContext
     ) -> Iterator[StreamItem]:
-        """Validate now (errors are plain JSON-RPC errors), then stream the run's events."""
+        """Validate now (errors are plain JSON-RPC errors), then stream the run's events.
+
+        A new-task message this caller already sent streams the task it created.
+        """
+        earlier = self._sent_before(request, ctx)
+        if earlier is not None:
+            return self._streams.resent(earlier.id, self._scope(ctx))
         run = self._begin(request, ctx)
         self._runner.submit(run)
         return self._streams.run_stream(run)
+
+    def _sent_before(self, request: SendMessageRequest, ctx: CallContext) -> Task | None:
+        """The task this new-task message already created for this caller, if any."""
+        msg = request.message
+        if msg.task_id is not None:
+            return None
+        owner, tenant = self._scope(ctx)
+        return self.store.find_by_message(msg.message_id, owner=owner, tenant=tenant)
 
     def _begin(self, request: SendMessageRequest, ctx: CallContext) -> Run:
         """A run for a new task, or a continuation already applied to its task."""

@@ -95,6 +95,9 @@ class Subscriptions:
             if run.reply is not None:
                 yield run.reply
                 return
+            if run.snapshot is None and run.duplicate_of is not None:
+                yield from self.resent(run.duplicate_of, run.scope)
+                return
             if run.snapshot is None:
                 raise run.error or InternalError()
             seq = run.snapshot.event_seq
@@ -155,6 +158,16 @@ class Subscriptions:
                 f"Task {task_id} is in a terminal state ({stored.task.status.state.value})"
             )
         return self.follow(stored, resume)
+
+    def resent(self, task_id: str, scope: Scope) -> Iterator[StreamItem]:
+        """A stream for a message sent again: the task it created, followed while it runs."""
+        stored = self._store.load(task_id, owner=scope[0], tenant=scope[1])
+        if stored is None:
+            raise TaskNotFoundError(f"Task {task_id} not found")
+        state = stored.task.status.state
+        if state.is_terminal or state.is_interrupted:
+            return iter((OutboundEvent(stored.task, str(stored.event_seq)),))
+        return self.follow(stored, None)
 
     def follow(self, stored: StoredTask, resume: int | None) -> Iterator[StreamItem]:
         """The task (unless resuming), then its logged events until a terminal one."""

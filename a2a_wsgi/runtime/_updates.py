@@ -21,6 +21,9 @@ from ._runs import RunRegistry
 
 __all__ = ["TaskUpdates"]
 
+#: Seconds between re-reads while a resent message waits for its task (events wake it).
+_SETTLE_POLL = 1.0
+
 
 class TaskUpdates:
     """Compare-and-set writes with their events, push outbox entries and transition reports."""
@@ -50,18 +53,22 @@ class TaskUpdates:
             raise TaskNotFoundError(f"Task {task_id} not found")
         return task
 
-    def create(self, task: Task, scope: Scope, then: Change | None = None) -> StoredTask:
+    def create(self, task: Task, scope: Scope, then: Change | None = None, *,
+               message_id: str | None = None) -> StoredTask:
         """Store a new task, already changed by ``then``, in one save (runtime Rule 3).
 
         Both transitions (created, then changed) are reported, and the change's
         events open the task's log, as if the task had been saved and then updated.
+        ``message_id`` is recorded with the task, so a resent message finds it
+        (the store raises DuplicateMessageError when it already created one).
         """
         updated, events = then(task) if then is not None else (task, ())
         if updated is not task or events:
             updated = self._bounded(updated)
         outbox = self._plan_push(updated, 0, events)
         version = self.store.save(updated, expected_version=None, owner=scope[0],
-                                  tenant=scope[1], events=events, outbox=outbox)
+                                  tenant=scope[1], events=events, outbox=outbox,
+                                  message_id=message_id)
         self._committed(None, task)
         if updated is not task:
             self._committed(task, updated)
@@ -89,6 +96,18 @@ class TaskUpdates:
             self._outbox_written(outbox)
             return StoredTask(updated, version, stored.event_seq + len(events))
         raise RuntimeError(f"task {task_id} kept changing; gave up after {CAS_RETRIES} tries")
+
+    def settled(self, task_id: str, scope: Scope) -> Task:
+        """The task once it stops running (terminal or interrupted), as a blocking send
+        answers it: a resent message waits for the run its first send started."""
+        while True:
+            stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
+            if stored is None:
+                raise TaskNotFoundError(f"Task {task_id} not found")
+            state = stored.task.status.state
+            if state.is_terminal or state.is_interrupted:
+                return stored.task
+            self.store.wait_for_events(task_id, stored.event_seq, _SETTLE_POLL)
 
     def _bounded(self, task: Task) -> Task:
         """Keep the newest ``max_history`` messages and ``max_artifacts`` artifacts."""

@@ -14,6 +14,7 @@ from typing import Any
 from .base import (
     ConflictError,
     Delivery,
+    DuplicateMessageError,
     EventsExpiredError,
     Lease,
     OutboxEntry,
@@ -28,6 +29,7 @@ from .sqlite import SQLiteTaskStore, default_sqlite_path
 __all__ = [
     "ConflictError",
     "Delivery",
+    "DuplicateMessageError",
     "EventsExpiredError",
     "Lease",
     "OutboxEntry",

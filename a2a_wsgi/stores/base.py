@@ -39,6 +39,7 @@ from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig, TaskS
 __all__ = [
     "ConflictError",
     "Delivery",
+    "DuplicateMessageError",
     "EventsExpiredError",
     "Lease",
     "OutboxEntry",
@@ -65,6 +66,18 @@ Configs = list[TaskPushNotificationConfig]
 
 class ConflictError(Exception):
     """The task changed since it was read (or already exists): re-read and retry."""
+
+
+class DuplicateMessageError(ConflictError):
+    """A new task's creating message id was already used by this owner and tenant.
+
+    A client retrying a send re-sends the same messageId (reliability.md §3b):
+    the runtime answers ``task_id``, the task that message already created.
+    """
+
+    def __init__(self, task_id: str, message_id: str) -> None:
+        super().__init__(f"message {message_id!r} already created task {task_id!r}")
+        self.task_id, self.message_id = task_id, message_id
 
 
 class EventsExpiredError(Exception):
@@ -167,12 +180,20 @@ class TaskStore(Protocol):
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = ()) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
         """Store ``task``, append ``events`` and queue ``outbox`` atomically; the new version.
 
         ``expected_version=None`` creates (ConflictError when the id exists);
         otherwise the stored version must equal it (ConflictError if not).
+        ``message_id`` (creates only) records the message that created the task;
+        when (owner, tenant, message_id) already names a task, nothing is written
+        and :class:`DuplicateMessageError` names that task.
         """
+        ...
+
+    def find_by_message(self, message_id: str, *, owner: str | None = None,
+                        tenant: str | None = None) -> Task | None:
+        """The task this owner's and tenant's message ``message_id`` created, if any."""
         ...
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,

@@ -16,6 +16,7 @@ from .base import (
     ConflictError,
     Deliveries,
     Delivery,
+    DuplicateMessageError,
     Events,
     EventsExpiredError,
     Lease,
@@ -65,6 +66,8 @@ class MemoryTaskStore:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._tasks: dict[str, _Record] = {}
+        #: (owner, tenant, message id) -> the task that message created.
+        self._by_message: dict[tuple[str | None, str | None, str], str] = {}
         self._push: dict[str, dict[str, TaskPushNotificationConfig]] = {}
         self._outbox: dict[int, _Outbox] = {}
         self._outbox_ids = itertools.count(1)
@@ -97,7 +100,7 @@ class MemoryTaskStore:
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = ()) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
         with self._lock:
             record = self._tasks.get(task.id)
             current = record.version if record is not None else None
@@ -106,6 +109,12 @@ class MemoryTaskStore:
                     f"task {task.id!r} is at version {current}, not {expected_version}"
                 )
             if record is None:
+                if message_id is not None:
+                    key = (owner, tenant, message_id)
+                    taken = self._by_message.get(key)
+                    if taken is not None:
+                        raise DuplicateMessageError(taken, message_id)
+                    self._by_message[key] = task.id
                 record = self._tasks[task.id] = _Record(task, 0, owner, tenant)
             elif record.owner != owner or record.tenant != tenant:
                 raise ConflictError(f"task {task.id!r} belongs to another owner")
@@ -122,6 +131,13 @@ class MemoryTaskStore:
             if events:
                 self._changed.notify_all()
             return record.version
+
+    def find_by_message(self, message_id: str, *, owner: str | None = None,
+                        tenant: str | None = None) -> Task | None:
+        with self._lock:
+            task_id = self._by_message.get((owner, tenant, message_id))
+            record = self._visible(task_id, owner, tenant) if task_id is not None else None
+            return record.task if record is not None else None
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
              context_id: str | None = None, status: TaskState | None = None,
@@ -295,6 +311,8 @@ class MemoryTaskStore:
                 self._push.pop(task_id, None)
                 self._leases.pop(task_id, None)
             gone = set(doomed)
+            for key in [k for k, task_id in self._by_message.items() if task_id in gone]:
+                del self._by_message[key]
             for number in [n for n, o in self._outbox.items() if o.entry.task_id in gone]:
                 del self._outbox[number]
         return len(doomed)

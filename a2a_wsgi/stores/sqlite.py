@@ -32,6 +32,7 @@ from .base import (
     ConflictError,
     Deliveries,
     Delivery,
+    DuplicateMessageError,
     Events,
     EventsExpiredError,
     Lease,
@@ -82,6 +83,14 @@ _MIGRATIONS: tuple[str, ...] = (
       next_attempt_us INTEGER NOT NULL, claimed_by TEXT, claimed_until_us INTEGER,
       last_error TEXT);
     CREATE INDEX a2a_outbox_queue ON a2a_outbox (task_id, config_id, status, id);
+    """,
+    # 2: the message that created each task, for idempotent sends. ``scope`` is
+    # json [owner, tenant]: NULLs are distinct in a UNIQUE key, so they are encoded.
+    """
+    CREATE TABLE a2a_task_messages (
+      scope TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL,
+      PRIMARY KEY (scope, message_id)) WITHOUT ROWID;
+    CREATE INDEX a2a_task_messages_task ON a2a_task_messages (task_id);
     """,
 )
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -210,7 +219,7 @@ class SQLiteTaskStore:
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = ()) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
         body = dump_task(task)
         logged = [dump_event(event) for event in events]
         with self._write() as conn:
@@ -224,6 +233,8 @@ class SQLiteTaskStore:
                 )
             if row is not None and not row[1]:
                 raise ConflictError(f"task {task.id!r} belongs to another owner")
+            if row is None and message_id is not None:
+                self._claim_message(conn, task.id, owner, tenant, message_id)
             seq, floor = (row[2], row[3]) if row is not None else (0, 0)
             version = (current or 0) + 1
             conn.executemany("INSERT INTO a2a_events (task_id, seq, body) VALUES (?, ?, ?)",
@@ -251,6 +262,27 @@ class SQLiteTaskStore:
                   e.body, to_micros(e.not_before) if e.not_before is not None else 0)
                  for e in outbox])
             return version
+
+    @staticmethod
+    def _claim_message(conn: sqlite3.Connection, task_id: str, owner: str | None,
+                       tenant: str | None, message_id: str) -> None:
+        """Record the creating message (inside the caller's write lock), or name its task."""
+        scope = json.dumps([owner, tenant])
+        taken = conn.execute(
+            "SELECT task_id FROM a2a_task_messages WHERE scope = ? AND message_id = ?",
+            (scope, message_id)).fetchone()
+        if taken is not None:
+            raise DuplicateMessageError(taken[0], message_id)
+        conn.execute("INSERT INTO a2a_task_messages (scope, message_id, task_id) "
+                     "VALUES (?, ?, ?)", (scope, message_id, task_id))
+
+    def find_by_message(self, message_id: str, *, owner: str | None = None,
+                        tenant: str | None = None) -> Task | None:
+        row = self._conn().execute(
+            "SELECT t.body FROM a2a_task_messages m JOIN a2a_tasks t ON t.id = m.task_id "
+            "WHERE m.scope = ? AND m.message_id = ? AND t.owner IS ? AND t.tenant IS ?",
+            (json.dumps([owner, tenant]), message_id, owner, tenant)).fetchone()
+        return load_task(row[0]) if row is not None else None
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
              context_id: str | None = None, status: TaskState | None = None,
@@ -460,7 +492,7 @@ class SQLiteTaskStore:
                 (to_micros(older_than), -1 if limit is None else limit))]
             for table, column in (("a2a_events", "task_id"), ("a2a_push_configs", "task_id"),
                                   ("a2a_leases", "task_id"), ("a2a_outbox", "task_id"),
-                                  ("a2a_tasks", "id")):
+                                  ("a2a_task_messages", "task_id"), ("a2a_tasks", "id")):
                 conn.executemany(f"DELETE FROM {table} WHERE {column} = ?",
                                  [(task_id,) for task_id in ids])
         return len(ids)

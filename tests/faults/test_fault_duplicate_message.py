@@ -2,8 +2,8 @@
 
 A client that retries a send after a timeout re-sends the same message. The spec
 lets a server dedupe by messageId (A2A §3.3.1); reliability.md asks for at most
-one task per (caller, messageId). Today every send makes a task: these tests
-record the gap (strict xfail) so that a fix shows up as an XPASS.
+one task per (caller, messageId): a resent message answers the task it made
+(Runtime.send_message; the stores record each task's creating messageId).
 """
 
 from __future__ import annotations
@@ -15,11 +15,7 @@ from typing import Any
 
 import pytest
 from fault_support import build_app, rpc
-from support.a2a_http import served
-
-GAP = ("F13 gap: no idempotency on messageId. Runtime.send_message "
-       "(a2a_wsgi/runtime/_execution.py) creates a new task for every send of a "
-       "new-task message; nothing records (owner, tenant, messageId)")
+from support.a2a_http import Peer, served
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -41,7 +37,6 @@ def _task_count(url: str) -> int:
     return len(answer["result"]["tasks"])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=GAP)
 def test_a_message_sent_twice_at_once_makes_at_most_one_task(url: str) -> None:
     with ThreadPoolExecutor(2) as pool:
         answers = list(pool.map(lambda _: _send(url, "dup-1"), range(2)))
@@ -49,9 +44,37 @@ def test_a_message_sent_twice_at_once_makes_at_most_one_task(url: str) -> None:
     assert _task_count(url) == 1
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=GAP)
 def test_a_retried_message_answers_the_task_it_already_made(url: str) -> None:
     first, again = _send(url, "dup-2"), _send(url, "dup-2")
+    assert first["result"]["task"]["id"] == again["result"]["task"]["id"]
+    assert _task_count(url) == 1
+
+
+def _stream_ids(url: str, message_id: str) -> tuple[str, str]:
+    """The task id of a streamed send's first event, and the state its last event names."""
+    params = {"message": {"messageId": message_id, "role": "ROLE_USER",
+                          "parts": [{"text": "sleep:0.2"}]}}
+    with Peer(url).stream("stream", params) as (_, events):
+        seen = [event.data["result"] for event in events]
+    first, last = seen[0], seen[-1]
+    state = (last.get("task") or last.get("statusUpdate") or {}).get("status", {}).get("state")
+    return first["task"]["id"], str(state)
+
+
+def test_a_retried_stream_follows_the_task_it_already_made(url: str) -> None:
+    first_id, first_end = _stream_ids(url, "dup-3")
+    again_id, again_end = _stream_ids(url, "dup-3")
+    assert first_id == again_id
+    assert first_end == again_end == "TASK_STATE_COMPLETED"
+    assert _task_count(url) == 1
+
+
+def test_a_retried_non_blocking_send_answers_the_same_task(url: str) -> None:
+    params = {"message": {"messageId": "dup-4", "role": "ROLE_USER",
+                          "parts": [{"text": "sleep:0.2"}]},
+              "configuration": {"returnImmediately": True}}
+    first, _ = rpc(url, "SendMessage", params)
+    again, _ = rpc(url, "SendMessage", params)
     assert first["result"]["task"]["id"] == again["result"]["task"]["id"]
     assert _task_count(url) == 1
 

@@ -29,6 +29,7 @@ from a2a_core.models import (
 )
 from a2a_wsgi.stores import (
     ConflictError,
+    DuplicateMessageError,
     EventsExpiredError,
     OutboxEntry,
     TaskStore,
@@ -160,6 +161,66 @@ def test_anonymous_is_an_owner_like_any_other(store: TaskStore) -> None:
     assert store.get("anon", owner="alice") is None
     assert store.get("mine") is None
     assert [t.id for t in store.list()[0]] == ["anon"]
+
+
+@pytest.mark.parametrize("owner,tenant", [(None, None), ("alice", None), ("alice", "acme")])
+def test_a_creating_message_id_names_one_task_per_owner_and_tenant(
+        store: TaskStore, owner: str | None, tenant: str | None) -> None:
+    first = make_task("first")
+    store.save(first, expected_version=None, owner=owner, tenant=tenant, message_id="m1")
+    assert store.find_by_message("m1", owner=owner, tenant=tenant) == first
+    assert store.find_by_message("m2", owner=owner, tenant=tenant) is None
+    assert store.find_by_message("m1", owner="mallory", tenant=tenant) is None
+    assert store.find_by_message("m1", owner=owner, tenant="elsewhere") is None
+    with pytest.raises(DuplicateMessageError) as raised:
+        store.save(make_task("second"), expected_version=None, owner=owner, tenant=tenant,
+                   message_id="m1", events=[status_event(first, TaskState.WORKING)],
+                   outbox=[entry("second", "p", 1)])
+    assert raised.value.task_id == "first" and raised.value.message_id == "m1"
+    assert isinstance(raised.value, ConflictError)
+    assert store.get("second", owner=owner, tenant=tenant) is None
+    assert store.events_after("second", 0) == [] and store.pending_deliveries("second") == 0
+    # The same id from another caller, and a later update of the task, are no duplicates.
+    store.save(make_task("theirs"), expected_version=None, owner="bob", tenant=tenant,
+               message_id="m1")
+    assert store.find_by_message("m1", owner="bob", tenant=tenant).id == "theirs"  # type: ignore[union-attr]
+    done = make_task("first", state=TaskState.COMPLETED)
+    store.save(done, expected_version=1, owner=owner, tenant=tenant, message_id="m1")
+    assert store.find_by_message("m1", owner=owner, tenant=tenant) == done
+
+
+def test_a_refused_create_does_not_claim_its_message_id(store: TaskStore) -> None:
+    store.save(make_task("t1"), expected_version=None)
+    with pytest.raises(ConflictError):
+        store.save(make_task("t1"), expected_version=None, message_id="m1")
+    assert store.find_by_message("m1") is None
+    store.save(make_task("t2"), expected_version=None, message_id="m1")
+    assert store.find_by_message("m1") == make_task("t2")
+
+
+def test_concurrent_creates_of_one_message_make_one_task(store_factory: Any) -> None:
+    stores = [store_factory() for _ in range(4)]
+    outcomes: list[str] = []
+    lock = threading.Lock()
+
+    def create(n: int) -> None:
+        try:
+            stores[n].save(make_task(f"t{n}"), expected_version=None, message_id="same")
+            outcome = f"t{n}"
+        except DuplicateMessageError as dup:
+            outcome = f"dup:{dup.task_id}"
+        with lock:
+            outcomes.append(outcome)
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    winners = [o for o in outcomes if not o.startswith("dup:")]
+    assert len(outcomes) == 4 and len(winners) == 1
+    assert sorted(outcomes) == sorted(winners + [f"dup:{winners[0]}"] * 3)
+    assert stores[0].list()[1] == 1
 
 
 def test_finished_among_reports_terminal_tasks_only(store: TaskStore) -> None:
@@ -429,8 +490,37 @@ def test_purge_deletes_old_terminal_tasks_with_everything_of_theirs(store: TaskS
     assert store.load("done") is not None and store.load("done").event_seq == 0  # type: ignore[union-attr]
 
 
+def test_purge_forgets_the_creating_message_id(store: TaskStore) -> None:
+    old = T0 - timedelta(days=8)
+    store.save(make_task("done", state=TaskState.COMPLETED, at=old), expected_version=None,
+               message_id="m1")
+    assert store.purge(T0 - timedelta(days=7)) == 1
+    assert store.find_by_message("m1") is None
+    store.save(make_task("again"), expected_version=None, message_id="m1")
+    assert store.find_by_message("m1") == make_task("again")
+
+
 def test_purge_honours_its_limit(store: TaskStore) -> None:
     for n in range(5):
         store.save(make_task(f"t{n}", state=TaskState.CANCELED, at=T0), expected_version=None)
     assert store.purge(T0 + timedelta(seconds=1), limit=2) == 2
     assert store.list()[1] == 3
+
+
+def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_path: Any) -> None:
+    import sqlite3
+
+    from a2a_wsgi.stores import SQLiteTaskStore
+
+    path = tmp_path / "v1.sqlite3"
+    SQLiteTaskStore(path).close()
+    with sqlite3.connect(path) as conn:  # as version 1 left it
+        conn.execute("DROP TABLE a2a_task_messages")
+        conn.execute("UPDATE a2a_schema_version SET version = 1")
+    store = SQLiteTaskStore(path)
+    try:
+        assert store.schema_version() == 2
+        store.save(make_task(), expected_version=None, message_id="m1")
+        assert store.find_by_message("m1") == make_task()
+    finally:
+        store.close()

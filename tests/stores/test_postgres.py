@@ -116,7 +116,8 @@ def test_a2a_db_upgrade_creates_then_is_idempotent(url: str, schema: str) -> Non
     tables = sql(url, "SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY 1",
                  (schema,))
     assert [t for (t,) in tables] == ["a2a_events", "a2a_leases", "a2a_outbox",
-                                      "a2a_push_configs", "a2a_schema_version", "a2a_tasks"]
+                                      "a2a_push_configs", "a2a_schema_version",
+                                      "a2a_task_messages", "a2a_tasks"]
     store = PostgresTaskStore(url, schema=schema, upgrade=False)
     store.save(task(), expected_version=None, events=[status(TaskState.WORKING)])
     store.close()
@@ -160,6 +161,18 @@ def test_concurrent_upgrades_from_many_hosts_all_succeed_once(url: str, schema: 
         thread.join(timeout=60)
     assert errors == []
     assert sorted(results) == [(0, SCHEMA_VERSION)] + [(SCHEMA_VERSION, SCHEMA_VERSION)] * 5
+
+
+def test_a_version_1_schema_is_upgraded_to_record_creating_messages(
+        url: str, schema: str, stores: list[Any]) -> None:
+    upgrade_schema(url, schema=schema)
+    sql(url, f'DROP TABLE "{schema}".a2a_task_messages')  # as version 1 left it
+    sql(url, f'UPDATE "{schema}".a2a_schema_version SET version = 1')
+    stores.append(PostgresTaskStore(url, schema=schema))
+    assert schema_version(url, schema=schema) == SCHEMA_VERSION == 2
+    stores[0].save(task(), expected_version=None, message_id="m1")
+    assert stores[0].find_by_message("m1") == task()
+    assert upgrade_schema(url, schema=schema) == (2, 2)
 
 
 def test_a_schema_at_another_version_is_a_clear_error(url: str, schema: str) -> None:

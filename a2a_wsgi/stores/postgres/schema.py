@@ -35,7 +35,7 @@ __all__ = [
 DEFAULT_SCHEMA = "public"
 DEFAULT_APPLICATION_NAME = "a2a-wsgi"
 #: The schema version this code reads and writes.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Conn = psycopg.Connection[Any]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
@@ -94,6 +94,16 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         """CREATE INDEX a2a_outbox_queue ON {s}.a2a_outbox (task_id, config_id, id)
             WHERE status = 'pending'""",
         "CREATE INDEX a2a_outbox_task ON {s}.a2a_outbox (task_id)",
+    )),
+    # The message that created each task, for idempotent sends. ``scope`` is json
+    # [owner, tenant]: NULLs are distinct in a UNIQUE key, so they are encoded.
+    (2, (
+        """CREATE TABLE {s}.a2a_task_messages (
+            scope text COLLATE "C" NOT NULL,
+            message_id text COLLATE "C" NOT NULL,
+            task_id text COLLATE "C" NOT NULL,
+            PRIMARY KEY (scope, message_id))""",
+        "CREATE INDEX a2a_task_messages_task ON {s}.a2a_task_messages (task_id)",
     )),
 )
 assert _MIGRATIONS[-1][0] == SCHEMA_VERSION

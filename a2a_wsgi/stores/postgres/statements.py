@@ -81,6 +81,12 @@ _TEXT: dict[str, str] = {
         RETURNING 1""",
     "renew": """UPDATE {s}.a2a_leases SET expires_at = %s
         WHERE worker_id = %s AND task_id = ANY(%s) RETURNING task_id""",
+    "by_message": """SELECT t.body FROM {s}.a2a_task_messages m
+        JOIN {s}.a2a_tasks t ON t.id = m.task_id
+        WHERE m.scope = %s AND m.message_id = %s
+          AND t.owner IS NOT DISTINCT FROM %s AND t.tenant IS NOT DISTINCT FROM %s""",
+    "message_task": """SELECT task_id FROM {s}.a2a_task_messages
+        WHERE scope = %s AND message_id = %s""",
     "release": "DELETE FROM {s}.a2a_leases WHERE task_id = %s AND worker_id = %s",
     "expired": """SELECT task_id, worker_id, expires_at, attempts, owner, tenant, payload
         FROM {s}.a2a_leases WHERE expires_at <= %s ORDER BY expires_at, task_id LIMIT %s""",
@@ -95,6 +101,8 @@ _TEXT: dict[str, str] = {
             DELETE FROM {s}.a2a_leases x USING doomed WHERE x.task_id = doomed.id
         ), outbox AS (
             DELETE FROM {s}.a2a_outbox x USING doomed WHERE x.task_id = doomed.id
+        ), messages AS (
+            DELETE FROM {s}.a2a_task_messages x USING doomed WHERE x.task_id = doomed.id
         )
         DELETE FROM {s}.a2a_tasks t USING doomed WHERE t.id = doomed.id RETURNING t.id""",
 }
@@ -119,7 +127,7 @@ _WRITES = {
           AND owner IS NOT DISTINCT FROM %(owner)s AND tenant IS NOT DISTINCT FROM %(tenant)s
         RETURNING version, event_seq, event_floor""",
 }
-_SAVE = """WITH t AS ({write}),
+_SAVE = """WITH t AS ({write}),{claimed}
         appended AS (
             INSERT INTO {s}.a2a_events (task_id, seq, body)
             SELECT %(id)s, t.event_seq - %(n)s + x.ord, x.body
@@ -132,6 +140,12 @@ _SAVE = """WITH t AS ({write}),
             SELECT pg_notify(%(channel)s, %(id)s) FROM t WHERE %(n)s > 0
         )
         SELECT t.version, (SELECT count(*) FROM notified) FROM t"""
+# A new task records its creating message in the same statement: a message id
+# already taken in this scope is a unique violation, and nothing is written.
+_CLAIMED = """ claimed AS (
+            INSERT INTO {s}.a2a_task_messages (scope, message_id, task_id)
+            SELECT %(scope)s, %(message)s, %(id)s FROM t WHERE %(message)s::text IS NOT NULL
+        ),"""
 # Most saves queue no push notification: they use the statement without this CTE,
 # which spares psycopg adapting seven empty arrays on every save.
 _QUEUED = """ queued AS (
@@ -157,6 +171,7 @@ def render(schema: str, context: AdaptContext | None) -> Statements:
     for new, write in ((True, "create"), (False, "update")):
         for outbox in (False, True):
             text = _SAVE.replace("{write}", _WRITES[write])
+            text = text.replace("{claimed}", _CLAIMED if new else "")
             text = text.replace("{queued}", _QUEUED if outbox else "")
             texts[save_name(new, outbox)] = text.replace("{s}", quoted)
     texts["tasks_table"] = f"{quoted}.a2a_tasks"

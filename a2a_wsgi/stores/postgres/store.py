@@ -3,12 +3,15 @@ the database so that they hold across hosts (the package docstring says how)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
+
+import psycopg
 
 from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig, TaskState
 
@@ -17,6 +20,7 @@ from ..base import (
     Configs,
     ConflictError,
     Delivery,
+    DuplicateMessageError,
     Events,
     EventsExpiredError,
     Lease,
@@ -135,7 +139,7 @@ class PostgresTaskStore:
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = ()) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
         state = task.status.state
         params: dict[str, Any] = {
             "id": esc(task.id), "owner": esc(owner), "tenant": esc(tenant),
@@ -146,12 +150,29 @@ class PostgresTaskStore:
         }
         if outbox:
             params.update(rows.outbox_columns(outbox))
+        if expected_version is None:
+            params.update(scope=json.dumps([owner, tenant]), message=esc(message_id))
         query = self._sql[save_name(expected_version is None, bool(outbox))]
-        written = self._pool.write(query, params)
+        try:
+            written = self._pool.write(query, params)
+        except psycopg.errors.UniqueViolation:
+            if message_id is None:
+                raise
+            taken = self._pool.read(self._sql["message_task"],
+                                    (params["scope"], esc(message_id)))
+            if not taken:
+                raise
+            raise DuplicateMessageError(unesc(taken[0][0]), message_id) from None
         if not written:
             raise ConflictError(f"task {task.id!r} is not at version {expected_version} "
                                 "for this owner (or already exists)")
         return int(written[0][0])
+
+    def find_by_message(self, message_id: str, *, owner: str | None = None,
+                        tenant: str | None = None) -> Task | None:
+        found = self._pool.read(self._sql["by_message"], (
+            json.dumps([owner, tenant]), esc(message_id), esc(owner), esc(tenant)))
+        return codec.load_task(found[0][0]) if found else None
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
              context_id: str | None = None, status: TaskState | None = None,
