@@ -221,7 +221,10 @@ def _loads(body: bytes | str, max_depth: int) -> Any:
             raise _StrictJSONError(f"invalid UTF-8 at byte {exc.start}") from None
     else:
         text = body
-    if _nesting_depth_exceeds(text, max_depth):
+    # Both scans below are in Python; skip them when they cannot find anything
+    # (the common case): they are most of the parse cost of a small request.
+    brackets = text.count("[") + text.count("{")
+    if brackets > max_depth and _nesting_depth_exceeds(text, max_depth):
         raise _StrictJSONError(f"nesting deeper than {max_depth}")
     try:
         value = json.loads(
@@ -237,7 +240,9 @@ def _loads(body: bytes | str, max_depth: int) -> Any:
         raise
     except (ValueError, RecursionError):  # not expected; never show Python's text
         raise _StrictJSONError("not a JSON text we can read") from None
-    if _has_lone_surrogate(value):
+    # Decoding bytes already refused raw surrogates; escaped ones need a "\\u".
+    maybe_surrogate = not isinstance(body, bytes) or "\\u" in text
+    if maybe_surrogate and _has_lone_surrogate(value):
         raise _StrictJSONError("lone UTF-16 surrogate in a string")
     return value
 
