@@ -8,7 +8,7 @@ of byte chunks; closing it stops the producer (the WSGI ``close()`` rule).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 __all__ = ["Headers", "HttpRequest", "HttpResponse"]
@@ -48,7 +48,9 @@ class HttpRequest:
     ``path`` is the path below the mount point (WSGI ``PATH_INFO``), always
     starting with "/". ``body_too_large`` is set by an adapter that stopped
     reading at its size limit, so the dispatcher can answer with a clear error
-    instead of a truncated body being parsed.
+    instead of a truncated body being parsed. ``client_gone`` is the adapter's
+    way to tell whether the client has hung up (None: it cannot tell), so a
+    request that waits can stop waiting for nobody.
     """
 
     method: str
@@ -57,6 +59,7 @@ class HttpRequest:
     query: Mapping[str, str] = field(default_factory=dict)
     body: bytes = b""
     body_too_large: bool = False
+    client_gone: Callable[[], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -247,6 +247,7 @@ class Dispatcher:
                 params=params,
                 last_event_id=request.headers.get("Last-Event-ID"),
                 base_url=base_url or self.base_url,
+                client_gone=request.client_gone,
             )
             self._check_capabilities(operation, version)
             outcome = self._handlers[operation](params, ctx, activated)

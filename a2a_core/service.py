@@ -13,7 +13,7 @@ caller's identity in :class:`CallContext` to scope what it stores.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -65,6 +65,9 @@ class CallContext:
     last_event_id: str | None = None
     #: The public endpoint URL of this request (after per-request overrides).
     base_url: str | None = None
+    #: True once the client has hung up (None: the adapter cannot tell); a
+    #: service that waits checks it so it never waits for nobody.
+    client_gone: Callable[[], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.server import Dispatcher
 from a2a_core.service import A2AService
 
+from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
 from .push import JWKS_PATH, PushDeliverer, PushPlanner, PushSettings
 from .runtime import Runtime
@@ -105,7 +106,8 @@ class A2AApp:
             body, too_large = _read_body(environ, self.max_body_bytes)
             request = HttpRequest(method=method, path=path, headers=_headers(environ),
                                   query=dict(parse_qsl(environ.get("QUERY_STRING", ""))),
-                                  body=body, body_too_large=too_large)
+                                  body=body, body_too_large=too_large,
+                                  client_gone=client_gone_probe(environ))
         response = self.dispatcher.handle(request, base_url=self._base_url(environ),
                                           metadata=get_metadata(environ),
                                           identity=get_identity(environ))
