@@ -363,3 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         out.end_status()
         return EXIT_CTRL_C
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import logging
+import threading
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from http import HTTPStatus
 from typing import Any, cast
@@ -24,32 +27,61 @@ from a2a_core.service import A2AService
 
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
+from .public_url import UntrustedHostError, normalize_hosts, request_base_url
 from .push import JWKS_PATH, PushDeliverer, PushPlanner, PushSettings
 from .runtime import Runtime
-from .serve import hook_gunicorn_worker
+from .serve import gunicorn_worker_count, hook_gunicorn_worker
+from .store_choice import MemoryStoreInManyProcessesError, choose_store
+from .stores import open_store
 
 __all__ = ["A2AApp", "DEFAULT_CARD_PATH"]
+
+log = logging.getLogger("a2a_wsgi.app")
 
 DEFAULT_CARD_PATH = ".well-known/agent-card.json"
 _READ_SIZE = 65536
 StartResponse = Callable[..., Any]
 
 
+@dataclass(frozen=True)
+class _Assembly:
+    """The parts an app runs on, built once when it starts."""
+
+    runtime: Runtime
+    dispatcher: Dispatcher
+    card: AgentCard
+    deliverer: PushDeliverer | None
+    #: Hosts whose Host header the card may advertise.
+    trusted_hosts: tuple[str, ...]
+    #: The store was chosen as "memory" only because no process count was known yet.
+    guessed_memory: bool
+
+
 class A2AApp:
     """A WSGI application serving one agent over JSON-RPC (0.3 and 1.0) and SSE.
 
-    ``base_url`` may be left None and set later (``serve()`` does) or per
-    request with :func:`~a2a_wsgi.overrides.put_base_url`. ``agent_card_opts``
-    overrides card fields by name; ``capabilities`` may be a mapping merged
-    into the agent's capabilities (e.g. ``{"push_notifications": True}``).
-    ``store`` is a TaskStore or a URL ("memory", "sqlite:///path",
-    "postgresql://…"; None reads ``$A2A_STORE``, else memory); ``push=True`` (or a
-    :class:`~a2a_wsgi.push.PushSettings`) delivers push notifications to webhooks
-    and declares them in the card (``docs/push.md``); ``runtime_options``
-    go to :class:`~a2a_wsgi.runtime.Runtime` (lease_seconds, retention, …).
+    Creating one starts nothing and opens nothing: the runtime, its store and
+    the push worker are assembled at the first request (or :meth:`start`),
+    when the server says whether it runs several processes.
+
+    ``base_url`` is the public URL the card advertises; left None, it comes
+    from each request's Host when that host is in ``trusted_hosts`` (default:
+    ``$A2A_TRUSTED_HOSTS``, comma-separated, else the loopback names; see
+    :mod:`a2a_wsgi.public_url`), or per request from
+    :func:`~a2a_wsgi.overrides.put_base_url`. ``agent_card_opts`` overrides
+    card fields by name; ``capabilities`` may be a mapping merged into the
+    agent's capabilities (e.g. ``{"push_notifications": True}``). ``store`` is
+    a TaskStore or a URL ("memory", "sqlite:///path", "postgresql://…"; None:
+    ``$A2A_STORE``, else memory in one process and the shared SQLite file in
+    several; see :mod:`a2a_wsgi.store_choice`); ``push=True`` (or a
+    :class:`~a2a_wsgi.push.PushSettings`) delivers push notifications to
+    webhooks and declares them in the card (``docs/push.md``);
+    ``runtime_options`` go to :class:`~a2a_wsgi.runtime.Runtime`
+    (lease_seconds, retention, …).
     """
 
     def __init__(self, agent: Any, *, base_url: str | None = None,
+                 trusted_hosts: Collection[str] | None = None,
                  agent_card_path: str | None | bool = DEFAULT_CARD_PATH, json_rpc_path: str = "",
                  agent_card_opts: Mapping[str, Any] | None = None,
                  last_modified: datetime | None = None, metadata: Mapping[str, Any] | None = None,
@@ -62,42 +94,116 @@ class A2AApp:
                  on_transition: Callable[..., None] | None = None,
                  runtime_options: Mapping[str, Any] | None = None,
                  push: PushSettings | bool | None = None) -> None:
+        self.agent = agent
         self.base_url = base_url
+        self.trusted_hosts = trusted_hosts
         self.max_body_bytes = max_body_bytes
         self.push = PushSettings() if push is True else push or None
-        #: The webhook delivery worker of this process (None when push is off).
-        self.deliverer: PushDeliverer | None = None
+        self.store = store
+        self._runtime_options: dict[str, Any] = dict(
+            max_workers=max_workers, on_transition=on_transition,
+            resubscribe_timeout=resubscribe_timeout, heartbeat_interval=heartbeat_interval,
+            extended_card=extended_card, **dict(runtime_options or {}))
+        self._card_opts = agent_card_opts
+        self._dispatcher_options: dict[str, Any] = dict(
+            agent_card_path=agent_card_path, json_rpc_path=json_rpc_path, metadata=metadata,
+            authorize_task=authorize_task, extensions=extensions, versions=tuple(versions),
+            max_json_depth=max_json_depth, max_parts=max_parts,
+            last_modified=last_modified or datetime.now(timezone.utc))
+        self._assembly: _Assembly | None = None
+        self._lock = threading.Lock()
+        workers = gunicorn_worker_count()
+        if workers is not None and workers > 1:
+            choose_store(store, multiprocess=True)  # an in-memory store: refuse to boot
+        hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
+
+    # -- assembly ------------------------------------------------------------------------
+
+    def start(self, *, multiprocess: bool | None = None) -> A2AApp:
+        """Assemble the app now rather than at the first request (idempotent).
+
+        ``multiprocess`` says whether other processes serve the same app (None:
+        as the gunicorn worker count says, else no).
+        """
+        self._assembled(_in_many_processes() if multiprocess is None else multiprocess)
+        return self
+
+    def _assembled(self, multiprocess: bool) -> _Assembly:
+        assembly = self._assembly
+        if assembly is not None:
+            return assembly
+        with self._lock:
+            if self._assembly is None:
+                self._assembly = self._assemble(multiprocess)
+            return self._assembly
+
+    def _assemble(self, multiprocess: bool) -> _Assembly:
+        spec = choose_store(self.store, multiprocess=multiprocess)
         push_options: dict[str, Any] = {
-            "push_enabled": self.push is not None or _declares_push(agent_card_opts)}
+            "push_enabled": self.push is not None or _declares_push(self._card_opts)}
         if self.push is not None:
             push_options.update(push_settings=self.push,
                                 push_planner=PushPlanner(default_version=self.push.default_version),
                                 on_outbox=self._wake_deliverer)
-        self.runtime = Runtime(agent, store=store, max_workers=max_workers,
-                               on_transition=on_transition, resubscribe_timeout=resubscribe_timeout,
-                               heartbeat_interval=heartbeat_interval, extended_card=extended_card,
-                               **push_options, **dict(runtime_options or {}))
-        self.deliverer = (PushDeliverer(self.runtime.store, self.push)
-                          if self.push is not None else None)
-        if self.deliverer is not None:
-            self.deliverer.ensure_started()
-        self.card = _apply_card_opts(self.runtime.agent_card(), agent_card_opts)
-        service = cast(A2AService, _CardService(self.runtime, self.card))
-        self.dispatcher = Dispatcher(
-            service, agent_card_path=agent_card_path, json_rpc_path=json_rpc_path,
-            metadata=metadata, authorize_task=authorize_task, extensions=extensions,
-            versions=tuple(versions), max_json_depth=max_json_depth, max_parts=max_parts,
-            last_modified=last_modified or datetime.now(timezone.utc))
-        hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
+        runtime = Runtime(self.agent, store=open_store(spec), **push_options,
+                          **self._runtime_options)
+        deliverer = (PushDeliverer(runtime.store, self.push) if self.push is not None else None)
+        card = _apply_card_opts(runtime.agent_card(), self._card_opts)
+        service = cast(A2AService, _CardService(runtime, card))
+        dispatcher = Dispatcher(service, **self._dispatcher_options)
+        guessed = spec == "memory" and self.store is None and not multiprocess
+        return _Assembly(runtime, dispatcher, card, deliverer,
+                         normalize_hosts(self.trusted_hosts), guessed)
+
+    def _current(self) -> _Assembly:
+        assembly = self._assembly
+        return assembly if assembly is not None else self._assembled(_in_many_processes())
+
+    @property
+    def runtime(self) -> Runtime:
+        """The agent runtime (assembled on first use)."""
+        return self._current().runtime
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        """The protocol dispatcher (assembled on first use)."""
+        return self._current().dispatcher
+
+    @property
+    def card(self) -> AgentCard:
+        """The agent's card with the deployment's overrides (before endpoints are filled in)."""
+        return self._current().card
+
+    @property
+    def deliverer(self) -> PushDeliverer | None:
+        """The webhook delivery worker of this process (None when push is off)."""
+        return self._current().deliverer
+
+    # -- serving -------------------------------------------------------------------------
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        if self.deliverer is not None:
-            self.deliverer.ensure_started()  # again in each forked worker
+        try:
+            assembly = self._assembled(bool(environ.get("wsgi.multiprocess")))
+        except MemoryStoreInManyProcessesError as exc:
+            log.error("%s", exc)
+            return _plain(500, str(exc), start_response)
+        if assembly.guessed_memory and environ.get("wsgi.multiprocess"):
+            message = str(MemoryStoreInManyProcessesError())
+            log.error("%s", message)
+            return _plain(500, message, start_response)
+        if assembly.deliverer is not None:
+            assembly.deliverer.ensure_started()  # in each forked worker
             signer = self.push.signer if self.push is not None else None
             if signer is not None and environ.get("PATH_INFO") == JWKS_PATH:
                 return _jwks_response(signer.jwks(), start_response)
         method = environ.get("REQUEST_METHOD", "GET").upper()
         path = environ.get("PATH_INFO") or "/"
+        try:
+            base_url = self._base_url(environ, assembly.trusted_hosts)
+        except UntrustedHostError as exc:
+            if method in ("GET", "HEAD") and path.strip("/") == assembly.dispatcher.card_path:
+                return _plain(400, str(exc), start_response)
+            base_url = None  # only the card and the extended card need it
         if method in ("GET", "HEAD"):
             # Only the card answers GET, and it reads nothing but the validators:
             # skip the body and the header copy (the card is the hot GET path).
@@ -108,9 +214,9 @@ class A2AApp:
                                   query=dict(parse_qsl(environ.get("QUERY_STRING", ""))),
                                   body=body, body_too_large=too_large,
                                   client_gone=client_gone_probe(environ))
-        response = self.dispatcher.handle(request, base_url=self._base_url(environ),
-                                          metadata=get_metadata(environ),
-                                          identity=get_identity(environ))
+        response = assembly.dispatcher.handle(request, base_url=base_url,
+                                              metadata=get_metadata(environ),
+                                              identity=get_identity(environ))
         headers = list(response.headers)
         if isinstance(response.body, bytes):
             # A known length spares the server chunked framing (and the client a guess).
@@ -124,22 +230,31 @@ class A2AApp:
     def card_response(self, environ: Mapping[str, Any]) -> HttpResponse:
         """The card for this request, whatever path it came in on (even with the route disabled)."""
         request = HttpRequest(method="GET", headers=_headers(environ))
-        return self.dispatcher.card_response(request, base_url=self._base_url(environ))
+        base_url = self._base_url(environ, self._current().trusted_hosts)
+        return self.dispatcher.card_response(request, base_url=base_url)
 
-    def _base_url(self, environ: Mapping[str, Any]) -> str | None:
-        return get_base_url(environ) or self.base_url
+    def _base_url(self, environ: Mapping[str, Any], trusted: tuple[str, ...]) -> str:
+        """Per-request override, else ``base_url``, else the request's trusted Host."""
+        return get_base_url(environ) or self.base_url or request_base_url(environ, trusted)
 
     def _wake_deliverer(self) -> None:
-        if self.deliverer is not None:
-            self.deliverer.wake()
+        assembly = self._assembly
+        if assembly is not None and assembly.deliverer is not None:
+            assembly.deliverer.wake()
 
     def close(self) -> None:
         """End open streams cleanly and stop the runtime's worker pool (tests call it)."""
-        if self.deliverer is not None:
-            self.deliverer.stop()
-        close = getattr(self.runtime, "close", None)
-        if close is not None:
-            close()
+        assembly = self._assembly
+        if assembly is None:
+            return
+        if assembly.deliverer is not None:
+            assembly.deliverer.stop()
+        assembly.runtime.close()
+
+
+def _in_many_processes() -> bool:
+    """What is known without a request: several gunicorn workers, or not."""
+    return (gunicorn_worker_count() or 1) > 1
 
 
 _CONDITIONAL = (
@@ -240,6 +355,13 @@ def _headers(environ: Mapping[str, Any]) -> Headers:
     pairs += [(key.replace("_", "-"), str(environ[key]))
               for key in ("CONTENT_TYPE", "CONTENT_LENGTH") if environ.get(key)]
     return Headers(pairs)
+
+
+def _plain(status: int, text: str, start_response: StartResponse) -> list[bytes]:
+    body = text.encode()
+    start_response(_status_line(status), [("Content-Type", "text/plain; charset=utf-8"),
+                                          ("Content-Length", str(len(body)))])
+    return [body]
 
 
 def _status_line(status: int) -> str:

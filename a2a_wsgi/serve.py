@@ -37,6 +37,7 @@ __all__ = [
     "gunicorn_post_worker_init",
     "stop_streams_on_sigterm",
     "hook_gunicorn_worker",
+    "gunicorn_worker_count",
 ]
 
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}
@@ -99,15 +100,13 @@ class ServerHandle:
 def serve(app: Callable[..., Any], addr: str | int = "127.0.0.1:0") -> ServerHandle:
     """Serve ``app`` on a threaded werkzeug server in a daemon thread; return at once.
 
-    An :class:`~a2a_wsgi.app.A2AApp` without a ``base_url`` gets ``url + "/"``,
-    so a card served this way advertises a reachable endpoint.
+    An :class:`~a2a_wsgi.app.A2AApp` without a ``base_url`` advertises the
+    URL each request came in on (:mod:`a2a_wsgi.public_url`).
     """
     host, port = parse_addr(addr)
     server = make_server(host, port, app, threaded=True)
     bound_port = server.socket.getsockname()[1]
     url = f"http://{_display_host(host)}:{bound_port}"
-    if getattr(app, "base_url", "unset") is None:
-        app.base_url = url + "/"  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, name=f"a2a-serve-{bound_port}",
                               kwargs={"poll_interval": 0.1}, daemon=True)
     thread.start()
@@ -173,6 +172,23 @@ def hook_gunicorn_worker() -> bool:
     return stop_streams_on_sigterm()
 
 
+def gunicorn_worker_count() -> int | None:
+    """The ``workers`` setting of the gunicorn worker this process is; None outside one.
+
+    Read from the worker object that owns the SIGTERM handler (gunicorn
+    installs it before loading the app), so an app can tell at creation that
+    its processes must share a store.
+    """
+    handler = signal.getsignal(signal.SIGTERM)
+    if isinstance(handler, _StopStreamsThenChain):
+        handler = handler.previous
+    owner = getattr(handler, "__self__", None)
+    if owner is None or not type(owner).__module__.startswith("gunicorn.workers"):
+        return None
+    workers = getattr(getattr(owner, "cfg", None), "workers", None)
+    return workers if isinstance(workers, int) else None
+
+
 def gunicorn_post_worker_init(worker: Any) -> None:
     """gunicorn ``post_worker_init`` hook: on SIGTERM, end open A2A streams first.
 
@@ -219,9 +235,6 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
 
         def load(self) -> Callable[..., Any]:
             loaded: Callable[..., Any] = import_app(app) if isinstance(app, str) else app
-            if getattr(loaded, "base_url", "unset") is None:
-                host, port = parse_addr(bind)
-                loaded.base_url = f"http://{_display_host(host)}:{port}/"  # type: ignore[attr-defined]
             return loaded
 
     _Application().run()

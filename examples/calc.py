@@ -50,11 +50,10 @@ class CalcAgent(Agent):
         return reply(f"The sum is {format_number(total)}.")
 
 
-app = A2AApp(CalcAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/"))
+app = A2AApp(CalcAgent(), base_url=os.environ.get("A2A_BASE_URL"))
 
 
 if __name__ == "__main__":
-    app.base_url = os.environ.get("A2A_BASE_URL")  # None: serve() advertises where it listens
     handle = serve(app, sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:8000")
     print(f"Calc Agent on {handle.url}/")
     try:

@@ -41,9 +41,7 @@ def index(request: HttpRequest) -> HttpResponse:
 
 urlpatterns = [path("", index)]
 
-a2a_app = A2AApp(
-    EchoAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/a2a/")
-)
+a2a_app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL"))
 
 
 def tenant_metadata(app: A2AApp):  # type: ignore[no-untyped-def]

@@ -1,8 +1,12 @@
 """An agent that answers with what it was sent.
 
-    python examples/echo.py                       # serve() on 127.0.0.1:8000
-    gunicorn -k gthread examples.echo:app         # production-style
-    a2a serve examples.echo:app --bind 127.0.0.1:8000
+    python examples/echo.py [HOST:PORT]           # serve() on 127.0.0.1:8000
+    a2a serve examples.echo:app --bind 127.0.0.1:9000 --workers 4
+    gunicorn -k gthread --threads 16 -w 4 -b 127.0.0.1:9000 examples.echo:app
+
+The card advertises the URL each request came in on (for loopback hosts; set
+A2A_BASE_URL, or A2A_TRUSTED_HOSTS, to serve other names). With several
+workers and no A2A_STORE, the workers share the SQLite file ./a2a-tasks.sqlite3.
 """
 
 from __future__ import annotations
@@ -29,12 +33,11 @@ class EchoAgent(Agent):
 
 # push=True: webhook delivery with the default protections (public http(s) hosts only,
 # every resolved address checked, no redirects, retries with backoff); see docs/push.md.
-app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/"),
+app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL"),
              push=True)
 
 
 if __name__ == "__main__":
-    app.base_url = os.environ.get("A2A_BASE_URL")  # None: serve() advertises where it listens
     handle = serve(app, sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:8000")
     print(f"Echo Agent on {handle.url}/ (card: {handle.url}/.well-known/agent-card.json)")
     try:

@@ -5,7 +5,8 @@
 
 werkzeug's DispatcherMiddleware moves the ``/a2a`` prefix into SCRIPT_NAME,
 so the agent sees its own paths: the card is at ``/a2a/.well-known/agent-card.json``
-and JSON-RPC at ``/a2a/``. The card must advertise the prefixed URL: give it as base_url.
+and JSON-RPC at ``/a2a/``. The card advertises the prefixed URL the request came in
+on (SCRIPT_NAME included); set A2A_BASE_URL to name the public URL yourself.
 """
 
 from __future__ import annotations
@@ -27,9 +28,7 @@ def index() -> str:
     return "A Flask site; the Echo Agent lives under /a2a/."
 
 
-a2a_app = A2AApp(
-    EchoAgent(), base_url=os.environ.get("A2A_BASE_URL", "http://127.0.0.1:8000/a2a/")
-)
+a2a_app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL"))
 
 #: The combined WSGI app to give to the server.
 app = DispatcherMiddleware(flask_app.wsgi_app, {"/a2a": a2a_app})

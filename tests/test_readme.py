@@ -12,7 +12,6 @@ import io
 import json
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -53,17 +52,17 @@ def url() -> Iterator[str]:
     namespace: dict[str, Any] = {"__name__": "readme_server"}
     exec(_python_block("from a2a_core import"), namespace)
     app = namespace["app"]
-    assert app.base_url == README_URL
+    assert app.base_url is None  # the card advertises the URL the request came in on
     with serve(app, "127.0.0.1:0") as handle:
-        app.base_url = handle.url + "/"
-        yield app.base_url
+        yield handle.url + "/"
+    app.close()
 
 
 def _a2a(argv: list[str], url: str) -> subprocess.CompletedProcess[str]:
     """Run one README shell line through the installed ``a2a`` command."""
     assert argv[0] == "a2a" and README_URL in argv, argv
-    script = shutil.which("a2a")
-    command = [script] if script else [sys.executable, "-m", "a2a_client.cli"]
+    # The venv's own entry point, by path: PATH may hold another a2a, or none at all.
+    command = [str(Path(sys.executable).parent / "a2a")]
     args = [url if arg == README_URL else arg for arg in argv[1:]]
     return subprocess.run([*command, *args], capture_output=True, text=True, timeout=60)
 
@@ -102,3 +101,14 @@ def test_each_a2a_shell_line_works_against_the_server(argv: list[str], url: str)
         first, *rest = done.stdout.splitlines()
         assert re.fullmatch(r"task \S+ \(completed\)  context \S+", first), first
         assert rest == ["hello"]
+
+
+def test_python_m_a2a_client_runs_the_command(url: str) -> None:
+    """``python -m a2a_client`` is the ``a2a`` command (it printed nothing and exited 0 once)."""
+    done = subprocess.run([sys.executable, "-m", "a2a_client", "card", url],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "Echo 0.1.0"
+    usage = subprocess.run([sys.executable, "-m", "a2a_client", "--help"],
+                           capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 0 and "usage: a2a" in usage.stdout

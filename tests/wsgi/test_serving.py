@@ -174,14 +174,17 @@ def test_parse_addr_rejects(addr: str) -> None:
         parse_addr(addr)
 
 
-def test_serve_handle_sets_base_url_and_frees_the_port() -> None:
+def test_serve_handle_advertises_the_request_url_and_frees_the_port() -> None:
     app = A2AApp(MetadataEcho())
     handle = serve(app, "0.0.0.0:0")
     try:
         assert handle.url == f"http://127.0.0.1:{handle.port}" and handle.port > 0
-        assert app.base_url == handle.url + "/"
+        assert app.base_url is None  # the card says where each request came in
         card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5).json()
         assert card["supportedInterfaces"][0]["url"] == handle.url + "/"
+        local = f"http://localhost:{handle.port}"
+        card = requests.get(local + "/.well-known/agent-card.json", timeout=5).json()
+        assert card["supportedInterfaces"][0]["url"] == local + "/"
     finally:
         handle.stop()
         app.close()
