@@ -5,45 +5,55 @@ only a write fails. The servers we run under expose the connection's socket
 (gunicorn as ``gunicorn.socket``, werkzeug as ``werkzeug.socket``), and a
 non-blocking peek at it tells: an orderly close reads as zero bytes, a reset
 as an error, a live idle client as "would block".
+
+The peek goes through the C-level ``_socket`` on the same descriptor: a
+Python socket with a timeout would first wait for data, and gevent's
+cooperative socket waits for readability instead of answering "would block".
 """
 
 from __future__ import annotations
 
-import socket
+import _socket
 from collections.abc import Callable, Mapping
 from typing import Any
 
 __all__ = ["client_gone_probe"]
 
 _SOCKET_KEYS = ("gunicorn.socket", "werkzeug.socket")
-_PEEK = socket.MSG_PEEK | getattr(socket, "MSG_DONTWAIT", 0)
+_PEEK = _socket.MSG_PEEK | _socket.MSG_DONTWAIT
 
 
 def client_gone_probe(environ: Mapping[str, Any]) -> Callable[[], bool] | None:
     """A function answering True once the request's client has gone; None if unknowable."""
     for key in _SOCKET_KEYS:
         sock = environ.get(key)
-        if isinstance(sock, socket.socket):
-            return _Probe(sock)
+        fileno = getattr(sock, "fileno", None)
+        if callable(fileno):
+            return _Probe(fileno)
     return None
 
 
 class _Probe:
     """Peeks at one connection; once gone, always gone (the answer never flips back)."""
 
-    __slots__ = ("_sock", "_gone")
+    __slots__ = ("_fileno", "_gone")
 
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
+    def __init__(self, fileno: Callable[[], int]) -> None:
+        self._fileno = fileno
         self._gone = False
 
     def __call__(self) -> bool:
         if self._gone:
             return True
         try:
-            if _PEEK == socket.MSG_PEEK and self._sock.gettimeout() != 0.0:
-                return False  # no MSG_DONTWAIT here: a blocking peek could hang the request
-            data = self._sock.recv(1, _PEEK)
+            fd = self._fileno()
+            if fd < 0:
+                raise OSError("socket closed")
+            raw = _socket.socket(fileno=fd)
+            try:
+                data = raw.recv(1, _PEEK)
+            finally:
+                raw.detach()  # the descriptor stays the server's
         except (BlockingIOError, InterruptedError):
             return False  # nothing to read: the client is there and waiting
         except OSError:
