@@ -14,7 +14,8 @@ path and ``field_violations``: there the fault is the agent's, not ours.
 
 The Agent Card codec lives in :mod:`.card`; ``encode``/``decode`` delegate to it.
 
-Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._json`
+Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._limits`
+(the caps on what a client sends, applied to requests only), :mod:`._json`
 (timestamps, base64, omitted members), :mod:`._enums` (state and role
 spellings), :mod:`._fields` (the path-tracking reader), :mod:`._decode` and
 :mod:`._decode_requests` (the tolerant decoders), :mod:`._encode` (the
@@ -51,7 +52,7 @@ from ..models import (
     TaskStatusUpdateEvent,
 )
 from . import _encode, v0_3, v1_0
-from ._common import VERSIONS, check_task_id, check_version, invalid
+from ._common import MAX_PARTS, VERSIONS, check_task_id, check_version, invalid
 from ._decode import decode_stream_event as _decode_stream_event
 from ._decode import decode_task, decode_task_push_config
 from ._decode_requests import (
@@ -61,6 +62,7 @@ from ._decode_requests import (
     decode_list_push_configs_response,
     decode_list_tasks_response,
 )
+from ._limits import check_request_limits
 from .card import decode_card, encode_card
 
 __all__ = [
@@ -174,13 +176,18 @@ def encode_params(op: Operation, request: object, version: str) -> dict[str, Any
     return encode(request, version)
 
 
-def decode_params(op: Operation, params: Any, version: str, *, path: str = "params") -> Any:
+def decode_params(
+    op: Operation, params: Any, version: str, *, path: str = "params", max_parts: int = MAX_PARTS
+) -> Any:
     """Server side: ``params`` as the operation's request model, in either dialect's shape.
 
     Only GetExtendedAgentCard may omit its params. For push-config Get/Delete,
     ``version`` decides what a lone ``id`` means (0.3: the task; 1.0: the config).
     Every task id the caller names must look like one a server issues
-    (:func:`~._common.check_task_id`); results from peers are not held to that.
+    (:func:`~._common.check_task_id`), and every identifier, list and free-form
+    member is held to its cap (:mod:`._limits`; ``max_parts`` for a message's
+    parts); in a 0.3 request a data part's ``data`` must be an object. Results
+    from peers and stored tasks are not held to any of that.
     """
     check_version(version)
     if params is None and op is Operation.GET_EXTENDED_AGENT_CARD:
@@ -193,6 +200,7 @@ def decode_params(op: Operation, params: Any, version: str, *, path: str = "para
         request = decode_delete_push_config(params, path, version)
     else:
         request = _DECODERS[REQUEST_TYPES[op]](params, path)
+    check_request_limits(op, params, path, version, max_parts=max_parts)
     _check_task_ids(request, params, path)
     return request
 

@@ -18,6 +18,19 @@ __all__ = [
     "VERSIONS",
     "MAX_HISTORY_LENGTH",
     "MAX_TASK_ID_LENGTH",
+    "MAX_IDENTIFIER_LENGTH",
+    "MAX_REFERENCE_TASK_IDS",
+    "MAX_EXTENSION_URIS",
+    "MAX_URI_LENGTH",
+    "MAX_METADATA_BYTES",
+    "MAX_METADATA_DEPTH",
+    "MAX_PARTS",
+    "MAX_FILENAME_LENGTH",
+    "MAX_MEDIA_TYPE_LENGTH",
+    "MAX_OUTPUT_MODES",
+    "MAX_AUTH_SCHEMES",
+    "MAX_SECRET_LENGTH",
+    "MAX_PAGE_TOKEN_LENGTH",
     "DATA_PART_COMPAT",
     "check_version",
     "check_task_id",
@@ -41,6 +54,40 @@ MAX_TASK_ID_LENGTH = 128
 #: RFC 3986 unreserved characters plus ``:@+=``: safe in a URL path segment (the REST
 #: binding puts the id in ``/tasks/{id}``), in a file or key name and in a log line.
 _TASK_ID = re.compile(r"[A-Za-z0-9._~:@+=-]+")
+
+# What a client may put in a request (:mod:`._limits` applies these; docs/serving.md
+# lists them). Lengths count characters, as the spec's strings do. Each cap sits well
+# above what a real agent or client sends and well below what would make one request
+# a burden to store, index, log or echo back.
+
+#: messageId, contextId (also as a ListTasks filter), tenant, a push-config id and an
+#: authentication scheme name: client- or server-chosen keys (UUIDs, ULIDs, slugs).
+MAX_IDENTIFIER_LENGTH = 256
+#: Entries of message.referenceTaskIds (each is held to the task-id rule).
+MAX_REFERENCE_TASK_IDS = 64
+#: Entries of a message's ``extensions`` list.
+MAX_EXTENSION_URIS = 64
+#: An extension URI or a push-notification webhook URL (the common browser URL limit).
+MAX_URI_LENGTH = 2048
+#: One metadata object (message, part, params), as compact UTF-8 JSON.
+MAX_METADATA_BYTES = 64 * 1024
+#: Nesting of one metadata object: ``{}`` is one level, ``{"a": {}}`` two.
+MAX_METADATA_DEPTH = 16
+#: Parts in one message (the Dispatcher's ``max_parts`` default).
+MAX_PARTS = 256
+#: A file part's filename (0.3 ``file.name``): a path-sized name, not a document.
+MAX_FILENAME_LENGTH = 1024
+#: A media type (``mediaType``, 0.3 ``mimeType``, acceptedOutputModes entries): RFC 6838
+#: allows 127 characters each for type and subtype.
+MAX_MEDIA_TYPE_LENGTH = 255
+#: Entries of configuration.acceptedOutputModes.
+MAX_OUTPUT_MODES = 64
+#: Entries of a push config's authentication.schemes (1.0 has one ``scheme``).
+MAX_AUTH_SCHEMES = 16
+#: A push-config ``token`` or authentication ``credentials``: room for a signed JWT.
+MAX_SECRET_LENGTH = 4096
+#: A ``pageToken``: opaque, but one the server issued (ours are under 300 characters).
+MAX_PAGE_TOKEN_LENGTH = 1024
 
 #: 0.3 DataPart.data must be an object: other values travel as {"value": x} with this flag.
 DATA_PART_COMPAT = "data_part_compat"

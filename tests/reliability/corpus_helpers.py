@@ -151,3 +151,14 @@ def chunks(data: bytes, size: int = 65536) -> Iterable[bytes]:
     """A generator body: requests sends it with Transfer-Encoding: chunked."""
     for start in range(0, len(data), size):
         yield data[start:start + size]
+
+
+def assert_names_field(payload: Any, field: str, version: str) -> None:
+    """A -32602 whose message starts with the field's path, as does 1.0's BadRequest."""
+    error = payload["error"]
+    assert error["message"].startswith(f"{field}: "), error
+    if version == "1.0":
+        violations = [violation["field"] for detail in error["data"]
+                      if detail["@type"].endswith("google.rpc.BadRequest")
+                      for violation in detail["fieldViolations"]]
+        assert violations == [field], error

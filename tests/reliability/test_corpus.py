@@ -9,8 +9,18 @@ Where the corpus "Expect" column disagrees with a decision documented in
 docs/protocol.md, the test asserts our documented behaviour and says why in a
 ``# row N:`` comment. Rows not covered here: 19 (notifications: documented
 -32600 in 1.0, answered in 0.3; tests/wsgi/test_bad_input.py), 26 (no built-in
-authentication), 33 (no messageId dedupe yet), 34-36, 38 (push URL policy:
-tests/push), 41, 43 (transport, gunicorn/proxy: out of the core's reach).
+authentication), 33 (messageId replay: tests/faults/test_fault_duplicate_message.py),
+34-36, 38 (push URL policy: tests/push), 41, 43 (transport, gunicorn/proxy: out of
+the core's reach).
+
+Rows named ``cap …`` go beyond the corpus table: one per field limit of
+docs/serving.md ("Field limits"), in 1.0 and in 0.3, each one over its cap (and
+contextId/messageId at 100 000 characters). Besides the common invariants they
+must name the field (message prefix, and the 1.0 BadRequest field violation) and
+must not echo the value back. The push-config operation rows need push declared
+(else -32003 comes first) and run on their own server; there "nothing stored"
+means the task still has no push config. The ``test_cap_*`` tests below send
+every capped member exactly at its cap, in both versions, and it is served.
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ from corpus_helpers import (
     IdentityFromHeader,
     OwnerTable,
     assert_alive,
+    assert_names_field,
     assert_no_internal_text,
     assert_rpc_answer,
     chunks,
@@ -47,7 +58,23 @@ from support.a2a_http import Peer, served, state_of, unwrap, user_message
 from werkzeug.test import Client
 
 from a2a_core.jsonrpc import DEFAULT_MAX_DEPTH, MAX_ID_LENGTH, parse_request
-from a2a_core.wire._common import MAX_HISTORY_LENGTH, MAX_TASK_ID_LENGTH
+from a2a_core.wire._common import (
+    MAX_AUTH_SCHEMES,
+    MAX_EXTENSION_URIS,
+    MAX_FILENAME_LENGTH,
+    MAX_HISTORY_LENGTH,
+    MAX_IDENTIFIER_LENGTH,
+    MAX_MEDIA_TYPE_LENGTH,
+    MAX_METADATA_BYTES,
+    MAX_METADATA_DEPTH,
+    MAX_OUTPUT_MODES,
+    MAX_PAGE_TOKEN_LENGTH,
+    MAX_PARTS,
+    MAX_REFERENCE_TASK_IDS,
+    MAX_SECRET_LENGTH,
+    MAX_TASK_ID_LENGTH,
+    MAX_URI_LENGTH,
+)
 
 MIB = 1024 * 1024
 
@@ -66,6 +93,14 @@ def send10(message: Any, **params: Any) -> bytes:
     return rpc_body("SendMessage", {"message": message, **params})
 
 
+def msg03(text: str = "hi", **members: Any) -> dict[str, Any]:
+    return {**user_message(text, "0.3"), **members}
+
+
+def send03(message: Any, **params: Any) -> bytes:
+    return rpc_body("message/send", {"message": message, **params})
+
+
 def deep(depth: int) -> bytes:
     return b"[" * depth + b"]" * depth
 
@@ -82,6 +117,8 @@ class Row:
     code: int
     echoed_id: Any = None
     version: str = "1.0"
+    #: The path the error must name (the ``cap …`` rows).
+    field: str | None = None
 
 
 ROWS: list[Row] = [
@@ -170,7 +207,159 @@ ROWS: list[Row] = [
 ]
 
 
-@pytest.mark.parametrize("case", ROWS, ids=[r.row for r in ROWS])
+# -- field caps (docs/serving.md "Field limits"), both versions --------------------------
+
+
+def over(cap: int) -> str:
+    """A string one character over ``cap``."""
+    return "x" * (cap + 1)
+
+
+def uri_over(cap: int) -> str:
+    prefix = "https://ext.example/"
+    return prefix + "x" * (cap + 1 - len(prefix))
+
+
+def metadata_over() -> dict[str, Any]:
+    """A metadata object one byte over the cap as compact JSON."""
+    return {"k": "x" * (MAX_METADATA_BYTES + 1 - len('{"k":""}'))}
+
+
+def nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+def _send_rows(label: str, field: str, **members: Any) -> list[Row]:
+    """The same over-cap message members in a 1.0 and a 0.3 send."""
+    path = f"params.message.{field}"
+    return [Row(f"cap {label} 1.0", send10(msg10(**members)), -32602, 1, field=path),
+            Row(f"cap {label} 0.3", send03(msg03(**members)), -32602, 1, "0.3", path)]
+
+
+def _part_rows(label: str, part10: dict[str, Any], field10: str, part03: dict[str, Any],
+               field03: str) -> list[Row]:
+    """A message whose one part breaks a cap, in each version's part shape."""
+    return [Row(f"cap {label} 1.0", send10(msg10(parts=[part10])), -32602, 1,
+                field=f"params.message.parts[0].{field10}"),
+            Row(f"cap {label} 0.3", send03(msg03(parts=[part03])), -32602, 1, "0.3",
+                f"params.message.parts[0].{field03}")]
+
+
+def _params_rows(label: str, method10: str, method03: str, params: dict[str, Any],
+                 field: str) -> list[Row]:
+    """Over-cap params of a method that takes the same members in both versions."""
+    return [Row(f"cap {label} 1.0", rpc_body(method10, params, request_id=44), -32602, 44,
+                field=f"params.{field}"),
+            Row(f"cap {label} 0.3", rpc_body(method03, params, request_id=44), -32602, 44,
+                "0.3", f"params.{field}")]
+
+
+def _push_in_send_rows(label: str, field: str, **config: Any) -> list[Row]:
+    """SendMessage's own webhook (0.3 pushNotificationConfig, 1.0 taskPushNotificationConfig)."""
+    webhook = {"url": "https://hooks.example/a2a", **config}
+    return [Row(f"cap {label} 1.0", send10(msg10(), configuration={
+                "taskPushNotificationConfig": webhook}), -32602, 1,
+                field=f"params.configuration.taskPushNotificationConfig.{field}"),
+            Row(f"cap {label} 0.3", send03(msg03(), configuration={
+                "pushNotificationConfig": webhook}), -32602, 1, "0.3",
+                f"params.configuration.pushNotificationConfig.{field}")]
+
+
+CAP_ROWS: list[Row] = [
+    *_send_rows("contextId of 100 000 chars", "contextId", contextId="c" * 100_000),
+    *_send_rows("contextId one over", "contextId", contextId=over(MAX_IDENTIFIER_LENGTH)),
+    *_send_rows("messageId of 100 000 chars", "messageId", messageId="m" * 100_000),
+    *_send_rows("messageId one over", "messageId", messageId=over(MAX_IDENTIFIER_LENGTH)),
+    *_send_rows("referenceTaskIds count", "referenceTaskIds",
+                referenceTaskIds=[f"tsk-{i}" for i in range(MAX_REFERENCE_TASK_IDS + 1)]),
+    *_send_rows("referenceTaskIds entry", "referenceTaskIds[0]",
+                referenceTaskIds=[over(MAX_TASK_ID_LENGTH)]),
+    *_send_rows("extensions count", "extensions",
+                extensions=["https://ext.example/x"] * (MAX_EXTENSION_URIS + 1)),
+    *_send_rows("extension URI", "extensions[0]", extensions=[uri_over(MAX_URI_LENGTH)]),
+    *_send_rows("message metadata bytes", "metadata", metadata=metadata_over()),
+    *_send_rows("message metadata depth", "metadata",
+                metadata=nested(MAX_METADATA_DEPTH + 1)),
+    *_send_rows("parts count", "parts",
+                parts=[{"text": "p", "kind": "text"}] * (MAX_PARTS + 1)),
+    *_part_rows("part metadata bytes", {"text": "p", "metadata": metadata_over()}, "metadata",
+                {"kind": "text", "text": "p", "metadata": metadata_over()}, "metadata"),
+    *_part_rows("part metadata depth",
+                {"text": "p", "metadata": nested(MAX_METADATA_DEPTH + 1)}, "metadata",
+                {"kind": "text", "text": "p", "metadata": nested(MAX_METADATA_DEPTH + 1)},
+                "metadata"),
+    *_part_rows("file name", {"url": "https://files.example/f",
+                              "filename": over(MAX_FILENAME_LENGTH)}, "filename",
+                {"kind": "file", "file": {"uri": "https://files.example/f",
+                                          "name": over(MAX_FILENAME_LENGTH)}}, "file.name"),
+    *_part_rows("file media type", {"url": "https://files.example/f",
+                                    "mediaType": over(MAX_MEDIA_TYPE_LENGTH)}, "mediaType",
+                {"kind": "file", "file": {"uri": "https://files.example/f",
+                                          "mimeType": over(MAX_MEDIA_TYPE_LENGTH)}},
+                "file.mimeType"),
+    *_part_rows("data part media type", {"data": {}, "mediaType": over(MAX_MEDIA_TYPE_LENGTH)},
+                "mediaType", {"kind": "data", "data": {}, "mimeType": over(MAX_MEDIA_TYPE_LENGTH)},
+                "mimeType"),
+    *[Row(f"cap 0.3 data part holding {label}", send03(msg03(parts=[{"kind": "data",
+                                                                     "data": data}])),
+          -32602, 1, "0.3", "params.message.parts[0].data")
+      for label, data in [("an array", [1, 2]), ("a string", "s"), ("null", None)]],
+    Row("cap params metadata bytes 1.0", send10(msg10(), metadata=metadata_over()), -32602, 1,
+        field="params.metadata"),
+    Row("cap params metadata depth 0.3",
+        send03(msg03(), metadata=nested(MAX_METADATA_DEPTH + 1)), -32602, 1, "0.3",
+        "params.metadata"),
+    *_params_rows("GetTask metadata", "GetTask", "tasks/get",
+                  {"id": "tsk-1", "metadata": metadata_over()}, "metadata"),
+    *_params_rows("CancelTask metadata depth", "CancelTask", "tasks/cancel",
+                  {"id": "tsk-1", "metadata": nested(MAX_METADATA_DEPTH + 1)}, "metadata"),
+    *[Row(f"cap acceptedOutputModes {label} {version}",
+          (send10(msg10(), configuration={"acceptedOutputModes": modes}) if version == "1.0"
+           else send03(msg03(), configuration={"acceptedOutputModes": modes})),
+          -32602, 1, version, "params.configuration.acceptedOutputModes" + suffix)
+      for version in ("1.0", "0.3")
+      for label, modes, suffix in [
+          ("count", ["text/plain"] * (MAX_OUTPUT_MODES + 1), ""),
+          ("entry", [over(MAX_MEDIA_TYPE_LENGTH)], "[0]")]],
+    *_push_in_send_rows("send push-config id", "id", id=over(MAX_IDENTIFIER_LENGTH)),
+    *_push_in_send_rows("send push-config url", "url", url=uri_over(MAX_URI_LENGTH)),
+    *_push_in_send_rows("send push-config token", "token", token=over(MAX_SECRET_LENGTH)),
+    *_push_in_send_rows("send push-config credentials", "authentication.credentials",
+                        authentication={"scheme": "Bearer",
+                                        "credentials": over(MAX_SECRET_LENGTH)}),
+    Row("cap push-config schemes count 0.3", send03(msg03(), configuration={
+        "pushNotificationConfig": {"url": "https://hooks.example/a2a", "authentication": {
+            "schemes": ["Bearer"] * (MAX_AUTH_SCHEMES + 1)}}}), -32602, 1, "0.3",
+        "params.configuration.pushNotificationConfig.authentication.schemes"),
+    Row("cap push-config scheme name 1.0", send10(msg10(), configuration={
+        "taskPushNotificationConfig": {"url": "https://hooks.example/a2a", "authentication": {
+            "scheme": over(MAX_IDENTIFIER_LENGTH)}}}), -32602, 1,
+        field="params.configuration.taskPushNotificationConfig.authentication.scheme"),
+    Row("cap tenant on SendMessage 1.0", send10(msg10(), tenant=over(MAX_IDENTIFIER_LENGTH)),
+        -32602, 1, field="params.tenant"),
+    Row("cap tenant on message/send 0.3", send03(msg03(), tenant=over(MAX_IDENTIFIER_LENGTH)),
+        -32602, 1, "0.3", "params.tenant"),
+    *_params_rows("tenant on GetTask", "GetTask", "tasks/get",
+                  {"id": "tsk-1", "tenant": over(MAX_IDENTIFIER_LENGTH)}, "tenant"),
+    *_params_rows("ListTasks contextId", "ListTasks", "tasks/list",
+                  {"contextId": over(MAX_IDENTIFIER_LENGTH)}, "contextId"),
+    *_params_rows("ListTasks pageToken", "ListTasks", "tasks/list",
+                  {"pageToken": over(MAX_PAGE_TOKEN_LENGTH)}, "pageToken"),
+    *_params_rows("tenant on ListTasks", "ListTasks", "tasks/list",
+                  {"tenant": over(MAX_IDENTIFIER_LENGTH)}, "tenant"),
+    Row("cap contextId on SendStreamingMessage 1.0", rpc_body("SendStreamingMessage", {
+        "message": msg10(contextId=over(MAX_IDENTIFIER_LENGTH))}), -32602, 1,
+        field="params.message.contextId"),
+    Row("cap contextId on message/stream 0.3", rpc_body("message/stream", {
+        "message": msg03(contextId=over(MAX_IDENTIFIER_LENGTH))}), -32602, 1, "0.3",
+        "params.message.contextId"),
+]
+
+
+@pytest.mark.parametrize("case", ROWS + CAP_ROWS, ids=[r.row for r in ROWS + CAP_ROWS])
 def test_corpus_row(server: Any, case: Row) -> None:
     before = total_tasks(server.url)
     response = post_raw(server.url, case.body, version=case.version)
@@ -182,6 +371,9 @@ def test_corpus_row(server: Any, case: Row) -> None:
     assert payload["error"]["code"] == case.code, payload
     assert payload["id"] == case.echoed_id
     assert_no_internal_text(response.text)
+    if case.field is not None:
+        assert_names_field(payload, case.field, case.version)
+        assert len(response.content) < 1024, "the over-cap value is not echoed back"
     assert total_tasks(server.url) == before
     assert_alive(server.url)
 
@@ -282,6 +474,167 @@ def test_row_23_unknown_fields_in_params_are_ignored(server: Any) -> None:
     assert "zzUnknown" not in json.dumps(sent)
 
 
+# -- field caps on the push-config operations, and values exactly at every cap ------------
+
+
+@pytest.fixture(scope="module")
+def push_server() -> Iterator[Any]:
+    """Push declared (else -32003 comes first), with one WORKING task to attach configs to."""
+    app = corpus_app(agent_card_opts={"capabilities": {"push_notifications": True}})
+    with served(app) as handle:
+        task = Peer(handle.url, "1.0").send("wait", blocking=False)
+        yield SimpleNamespace(url=handle.url, task_id=task["id"])
+        Peer(handle.url, "1.0").rpc("cancel", {"id": task["id"]})
+
+
+def _webhook(**members: Any) -> dict[str, Any]:
+    return {"url": "https://hooks.example/a2a", **members}
+
+
+#: (label, version, method, params given the task id, the field named).
+PUSH_CAP_ROWS: list[tuple[str, str, str, Any, str]] = [
+    *[(f"create {label} 1.0", "1.0", "CreateTaskPushNotificationConfig",
+       lambda t, m=members: {"taskId": t, **_webhook(**m)}, f"params.{field}")
+      for label, field, members in [
+          ("url", "url", {"url": uri_over(MAX_URI_LENGTH)}),
+          ("id", "id", {"id": over(MAX_IDENTIFIER_LENGTH)}),
+          ("token", "token", {"token": over(MAX_SECRET_LENGTH)}),
+          ("credentials", "authentication.credentials",
+           {"authentication": {"scheme": "Bearer", "credentials": over(MAX_SECRET_LENGTH)}}),
+          ("tenant", "tenant", {"tenant": over(MAX_IDENTIFIER_LENGTH)})]],
+    *[(f"create {label} 0.3", "0.3", "tasks/pushNotificationConfig/set",
+       lambda t, m=members: {"taskId": t, "pushNotificationConfig": _webhook(**m)},
+       f"params.pushNotificationConfig.{field}")
+      for label, field, members in [
+          ("url", "url", {"url": uri_over(MAX_URI_LENGTH)}),
+          ("id", "id", {"id": over(MAX_IDENTIFIER_LENGTH)}),
+          ("token", "token", {"token": over(MAX_SECRET_LENGTH)}),
+          ("schemes count", "authentication.schemes",
+           {"authentication": {"schemes": ["Bearer"] * (MAX_AUTH_SCHEMES + 1)}})]],
+    ("get config id 1.0", "1.0", "GetTaskPushNotificationConfig",
+     lambda t: {"taskId": t, "id": over(MAX_IDENTIFIER_LENGTH)}, "params.id"),
+    ("get config id 0.3", "0.3", "tasks/pushNotificationConfig/get",
+     lambda t: {"id": t, "pushNotificationConfigId": over(MAX_IDENTIFIER_LENGTH)},
+     "params.pushNotificationConfigId"),
+    ("delete config id 1.0", "1.0", "DeleteTaskPushNotificationConfig",
+     lambda t: {"taskId": t, "id": over(MAX_IDENTIFIER_LENGTH)}, "params.id"),
+    ("delete config id 0.3", "0.3", "tasks/pushNotificationConfig/delete",
+     lambda t: {"id": t, "pushNotificationConfigId": over(MAX_IDENTIFIER_LENGTH)},
+     "params.pushNotificationConfigId"),
+    ("list pageToken 1.0", "1.0", "ListTaskPushNotificationConfigs",
+     lambda t: {"taskId": t, "pageToken": over(MAX_PAGE_TOKEN_LENGTH)}, "params.pageToken"),
+    ("list tenant 0.3", "0.3", "tasks/pushNotificationConfig/list",
+     lambda t: {"id": t, "tenant": over(MAX_IDENTIFIER_LENGTH)}, "params.tenant"),
+]
+
+
+def _push_configs(url: str, task_id: str) -> list[Any]:
+    answer = Peer(url, "1.0").rpc("push_list", {"taskId": task_id})
+    return list(answer["result"].get("configs", []))
+
+
+@pytest.mark.parametrize(("label", "version", "method", "params", "field"), PUSH_CAP_ROWS,
+                         ids=[f"cap push {row[0]}" for row in PUSH_CAP_ROWS])
+def test_cap_push_config_rows(push_server: Any, label: str, version: str, method: str,
+                              params: Any, field: str) -> None:
+    before = _push_configs(push_server.url, push_server.task_id)
+    response = post_raw(push_server.url, rpc_body(method, params(push_server.task_id),
+                                                  request_id=44), version=version)
+    assert response.headers["Content-Type"].startswith("application/json")
+    payload = response.json()
+    assert_rpc_answer(payload)
+    assert payload["error"]["code"] == -32602 and payload["id"] == 44, payload
+    assert_names_field(payload, field, version)
+    assert len(response.content) < 1024, "the over-cap value is not echoed back"
+    assert_no_internal_text(response.text)
+    assert _push_configs(push_server.url, push_server.task_id) == before
+    assert_alive(push_server.url)
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+def test_cap_push_config_at_every_cap_is_stored(push_server: Any, version: str) -> None:
+    config_id = version[0] + "c" * (MAX_IDENTIFIER_LENGTH - 1)
+    webhook = _webhook(id=config_id, url="https://hooks.example/" + "u" * (MAX_URI_LENGTH - 22),
+                       token="t" * MAX_SECRET_LENGTH)
+    if version == "1.0":
+        body = rpc_body("CreateTaskPushNotificationConfig", {"taskId": push_server.task_id,
+                                                             **webhook})
+        target = {"taskId": push_server.task_id, "id": config_id}
+        get, delete = "GetTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"
+    else:
+        body = rpc_body("tasks/pushNotificationConfig/set",
+                        {"taskId": push_server.task_id, "pushNotificationConfig": webhook})
+        target = {"id": push_server.task_id, "pushNotificationConfigId": config_id}
+        get, delete = "tasks/pushNotificationConfig/get", "tasks/pushNotificationConfig/delete"
+    created = post_raw(push_server.url, body, version=version).json()
+    assert "result" in created, created
+    assert config_id in json.dumps(_push_configs(push_server.url, push_server.task_id))
+    got = post_raw(push_server.url, rpc_body(get, target), version=version).json()
+    assert config_id in json.dumps(got["result"])
+    deleted = post_raw(push_server.url, rpc_body(delete, target), version=version).json()
+    assert "result" in deleted, deleted
+    assert config_id not in json.dumps(_push_configs(push_server.url, push_server.task_id))
+
+
+def _message_at_every_cap(version: str) -> dict[str, Any]:
+    """A message whose every capped member is exactly at its cap."""
+    text_part: dict[str, Any] = {"text": "at the caps", "metadata": nested(MAX_METADATA_DEPTH)}
+    file_part: dict[str, Any] = {"url": "https://files.example/f",
+                                 "filename": "f" * MAX_FILENAME_LENGTH,
+                                 "mediaType": "a/" + "b" * (MAX_MEDIA_TYPE_LENGTH - 2)}
+    data_part: dict[str, Any] = {"data": [1, "two", None]}  # 1.0: any JSON value
+    if version == "0.3":
+        text_part["kind"] = "text"
+        file_part = {"kind": "file", "file": {"uri": file_part["url"],
+                                              "name": file_part["filename"],
+                                              "mimeType": file_part["mediaType"]}}
+        data_part = {"kind": "data", "data": {"k": [1, "two", None]}}
+    filler = [{"kind": "text", "text": "p"} if version == "0.3" else {"text": "p"}]
+    return {
+        **user_message("unused", version, message_id=version + "m" * (MAX_IDENTIFIER_LENGTH - 3),
+                       context_id=version + "c" * (MAX_IDENTIFIER_LENGTH - 3)),
+        "referenceTaskIds": ["r" * MAX_TASK_ID_LENGTH] * MAX_REFERENCE_TASK_IDS,
+        "extensions": ["https://ext.example/" + "e" * (MAX_URI_LENGTH - 20)] * MAX_EXTENSION_URIS,
+        "metadata": {"k": "é" * ((MAX_METADATA_BYTES - len('{"k":""}')) // 2)},
+        "parts": [text_part, file_part, data_part] + filler * (MAX_PARTS - 3),
+    }
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+def test_cap_a_send_at_every_cap_is_served(server: Any, version: str) -> None:
+    """Nothing legitimate is refused: each member exactly at its cap runs a task."""
+    message = _message_at_every_cap(version)
+    modes = ["text/plain", "m/" + "t" * (MAX_MEDIA_TYPE_LENGTH - 2)]
+    params = {"message": message, "metadata": nested(MAX_METADATA_DEPTH),
+              "configuration": {"acceptedOutputModes": modes * (MAX_OUTPUT_MODES // 2)}}
+    before = total_tasks(server.url)
+    method = "SendMessage" if version == "1.0" else "message/send"
+    answer = post_raw(server.url, rpc_body(method, params), version=version).json()
+    assert "result" in answer, str(answer)[:500]
+    task = unwrap(answer["result"], version)
+    assert state_of(task) == "completed"
+    assert task["contextId"] == message["contextId"]
+    echoed = task["artifacts"][0]["parts"]
+    assert len(echoed) == MAX_PARTS
+    assert echoed[2]["data"] == message["parts"][2]["data"]
+    assert total_tasks(server.url) == before + 1
+
+
+def test_cap_reads_at_every_cap_are_served(server: Any) -> None:
+    """Tenant, contextId filter, page token and metadata at their caps reach the service."""
+    listed = post_raw(server.url, rpc_body("ListTasks", {
+        "contextId": "c" * MAX_IDENTIFIER_LENGTH, "tenant": "t" * MAX_IDENTIFIER_LENGTH})).json()
+    assert listed["result"]["tasks"] == []
+    got = post_raw(server.url, rpc_body("tasks/get", {
+        "id": random_task_id(), "tenant": "t" * MAX_IDENTIFIER_LENGTH,
+        "metadata": {"k": "x" * (MAX_METADATA_BYTES - len('{"k":""}'))}}), version="0.3").json()
+    assert got["error"]["code"] == -32001  # decoded and looked up: a miss, not -32602
+    token = post_raw(server.url, rpc_body("ListTasks", {"pageToken": "p" * MAX_PAGE_TOKEN_LENGTH}
+                                          )).json()
+    assert token["error"]["code"] == -32602  # an unknown token, refused by the service
+    assert "at most" not in token["error"]["message"]
+
+
 # -- rows that act on existing tasks -----------------------------------------------------
 
 
@@ -305,13 +658,15 @@ def test_row_28_cancel_twice_is_idempotent(server: Any) -> None:
 
 
 def test_row_29_subscribe_to_a_terminal_task(server: Any) -> None:
-    """-32004, as the one SSE event docs/protocol.md promises for streaming methods."""
+    """-32004 as a plain JSON-RPC error response: nothing was streamed yet (REFERENCE §3.2)."""
     task = Peer(server.url, "1.0").send("done")
     response = post_raw(server.url, rpc_body("SubscribeToTask", {"id": task["id"]}),
                         headers={"Accept": "text/event-stream"})
-    assert response.headers["Content-Type"].startswith("text/event-stream")
-    (event,) = sse_payloads(response.content)
-    assert event["error"]["code"] == -32004 and event["id"] == 1
+    assert response.status_code == 200
+    assert response.headers["Content-Type"].startswith("application/json")
+    payload = response.json()
+    assert_rpc_answer(payload)
+    assert payload["error"]["code"] == -32004 and payload["id"] == 1
     assert_no_internal_text(response.text)
 
 

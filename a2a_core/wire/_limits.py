@@ -1,0 +1,256 @@
+"""Caps on what a client puts in a request: identifiers, lists and free-form members.
+
+The decoders also read stored tasks and agents' results, which are not held to
+these caps (an agent may write a large artifact metadata, a peer may issue long
+ids), so the caps are a second pass over the params of a request that has
+already decoded. It reads the same members by the same rules (:class:`Fields`,
+lowerCamel or snake_case, ``null`` as absent), so a path names the member the
+client sent. A value the decoder skipped (the second of two spellings) may have
+any type: only strings, lists and objects are measured.
+
+Every cap is a constant of :mod:`._common`; every violation is the usual
+:func:`~._common.invalid` error (-32602) naming the member's path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..methods import Operation
+from ._common import (
+    MAX_AUTH_SCHEMES,
+    MAX_EXTENSION_URIS,
+    MAX_FILENAME_LENGTH,
+    MAX_IDENTIFIER_LENGTH,
+    MAX_MEDIA_TYPE_LENGTH,
+    MAX_METADATA_BYTES,
+    MAX_METADATA_DEPTH,
+    MAX_OUTPUT_MODES,
+    MAX_PAGE_TOKEN_LENGTH,
+    MAX_REFERENCE_TASK_IDS,
+    MAX_SECRET_LENGTH,
+    MAX_URI_LENGTH,
+    check_task_id,
+    invalid,
+    join,
+    json_type,
+)
+from ._fields import Fields
+
+__all__ = ["check_request_limits", "check_metadata"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Policy:
+    """What the caps depend on besides the params: the version and the part cap."""
+
+    version: str
+    max_parts: int
+
+
+def check_request_limits(
+    op: Operation, params: Mapping[str, Any], path: str, version: str, *, max_parts: int
+) -> None:
+    """Refuse a decoded request whose client-controlled members exceed a cap."""
+    _CHECKS[op](Fields(params, path), _Policy(version, max_parts))
+
+
+# -- measuring one member ----------------------------------------------------------------
+
+
+def _length(f: Fields, maximum: int, *names: str) -> None:
+    """The first of ``names`` present, when a string, holds at most ``maximum`` characters."""
+    path, value = f.find(*names)
+    _string_at(path, value, maximum)
+
+
+def _string_at(path: str, value: Any, maximum: int) -> None:
+    if isinstance(value, str) and len(value) > maximum:
+        raise invalid(path, f"at most {maximum} characters")
+
+
+def _list(f: Fields, name: str, count: int, what: str) -> tuple[str, list[Any]]:
+    """(path, items) of a list member holding at most ``count`` items; [] when absent."""
+    path, value = f.find(name)
+    if not isinstance(value, list):
+        return path, []
+    if len(value) > count:
+        raise invalid(path, f"at most {count} {what}")
+    return path, value
+
+
+def _strings(f: Fields, name: str, count: int, what: str, each: int) -> None:
+    """A list of at most ``count`` strings of at most ``each`` characters."""
+    path, items = _list(f, name, count, what)
+    for index, item in enumerate(items):
+        _string_at(f"{path}[{index}]", item, each)
+
+
+def _nested(f: Fields, *names: str) -> Fields | None:
+    """The first of ``names`` present as an object to measure, else None."""
+    path, value = f.find(*names)
+    return Fields(value, path) if isinstance(value, Mapping) else None
+
+
+def _metadata(f: Fields) -> None:
+    path, value = f.find("metadata")
+    if isinstance(value, Mapping):
+        check_metadata(value, path)
+
+
+def check_metadata(value: Mapping[str, Any], path: str) -> None:
+    """A metadata object: at most MAX_METADATA_DEPTH levels and MAX_METADATA_BYTES as JSON.
+
+    Depth first: it is a cheap walk, and it bounds what the encoder then recurses into.
+    """
+    if _deeper_than(value, MAX_METADATA_DEPTH):
+        raise invalid(path, f"at most {MAX_METADATA_DEPTH} levels of nesting")
+    encoded = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    if len(encoded.encode("utf-8", "surrogatepass")) > MAX_METADATA_BYTES:
+        raise invalid(path, f"at most {MAX_METADATA_BYTES} bytes as JSON")
+
+
+def _deeper_than(value: Mapping[str, Any], limit: int) -> bool:
+    """Whether objects and arrays nest more than ``limit`` levels (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if level > limit:
+            return True
+        children = item.values() if isinstance(item, Mapping) else item
+        stack.extend((c, level + 1) for c in children if isinstance(c, (Mapping, list)))
+    return False
+
+
+def _tenant(f: Fields) -> None:
+    _length(f, MAX_IDENTIFIER_LENGTH, "tenant")
+
+
+# -- content -----------------------------------------------------------------------------
+
+
+def _message(f: Fields, policy: _Policy) -> None:
+    """The ids, lists, metadata and parts of a client's message (taskId: the task-id rule)."""
+    _length(f, MAX_IDENTIFIER_LENGTH, "messageId")
+    _length(f, MAX_IDENTIFIER_LENGTH, "contextId")
+    refs_path, refs = _list(f, "referenceTaskIds", MAX_REFERENCE_TASK_IDS, "ids")
+    for index, ref in enumerate(refs):
+        if isinstance(ref, str):
+            check_task_id(ref, f"{refs_path}[{index}]")
+    _strings(f, "extensions", MAX_EXTENSION_URIS, "URIs", MAX_URI_LENGTH)
+    _metadata(f)
+    parts_path, parts = _list(f, "parts", policy.max_parts, "parts")
+    for index, part in enumerate(parts):
+        if isinstance(part, Mapping):
+            _part(Fields(part, f"{parts_path}[{index}]"), policy)
+
+
+def _part(f: Fields, policy: _Policy) -> None:
+    """Metadata, filename and media type, at the top (1.0) and in a 0.3 ``file``."""
+    _metadata(f)
+    for holder in (f, _nested(f, "file")):
+        if holder is not None:
+            _length(holder, MAX_FILENAME_LENGTH, "filename", "name")
+            _length(holder, MAX_MEDIA_TYPE_LENGTH, "mediaType", "mimeType")
+    if policy.version == "0.3":
+        _object_data(f)
+
+
+def _object_data(f: Fields) -> None:
+    """A 0.3 DataPart.data is a JSON object; 1.0's is any google.protobuf.Value."""
+    kind = f.string("kind")
+    if kind == "data" or (kind is None and f.contains("data")):
+        data = f.data.get("data")
+        if not isinstance(data, Mapping):
+            raise invalid(
+                join(f.path, "data"), f"a 0.3 data part holds an object, got {json_type(data)}"
+            )
+
+
+def _configuration(f: Fields) -> None:
+    _strings(f, "acceptedOutputModes", MAX_OUTPUT_MODES, "media types", MAX_MEDIA_TYPE_LENGTH)
+    for name in ("pushNotificationConfig", "taskPushNotificationConfig"):
+        config = _nested(f, name)
+        if config is not None:
+            _push_config(config)
+
+
+def _push_config(f: Fields) -> None:
+    """A webhook, flat (1.0) or nested under ``pushNotificationConfig`` (0.3)."""
+    nested = _nested(f, "pushNotificationConfig")
+    if nested is not None:
+        _push_config(nested)
+        return
+    _length(f, MAX_IDENTIFIER_LENGTH, "id")
+    _length(f, MAX_URI_LENGTH, "url")
+    _length(f, MAX_SECRET_LENGTH, "token")
+    auth = _nested(f, "authentication")
+    if auth is not None:
+        _strings(auth, "schemes", MAX_AUTH_SCHEMES, "schemes", MAX_IDENTIFIER_LENGTH)
+        _length(auth, MAX_IDENTIFIER_LENGTH, "scheme")
+        _length(auth, MAX_SECRET_LENGTH, "credentials")
+
+
+# -- one check per operation -------------------------------------------------------------
+
+
+def _send(f: Fields, policy: _Policy) -> None:
+    message = _nested(f, "message")
+    if message is not None:
+        _message(message, policy)
+    configuration = _nested(f, "configuration")
+    if configuration is not None:
+        _configuration(configuration)
+    _metadata(f)
+    _tenant(f)
+
+
+def _task_id_request(f: Fields, policy: _Policy) -> None:
+    """GetTask, CancelTask, SubscribeToTask: the id has its own rule."""
+    _metadata(f)
+    _tenant(f)
+
+
+def _list_tasks(f: Fields, policy: _Policy) -> None:
+    _length(f, MAX_IDENTIFIER_LENGTH, "contextId")
+    _length(f, MAX_PAGE_TOKEN_LENGTH, "pageToken")
+    _tenant(f)
+
+
+def _create_push_config(f: Fields, policy: _Policy) -> None:
+    _push_config(f)
+    _tenant(f)
+
+
+def _push_config_target(f: Fields, policy: _Policy) -> None:
+    """Get/Delete: ``id`` is the config (1.0) or the task, then held to the task-id rule."""
+    _length(f, MAX_IDENTIFIER_LENGTH, "id")
+    _length(f, MAX_IDENTIFIER_LENGTH, "pushNotificationConfigId")
+    _tenant(f)
+
+
+def _list_push_configs(f: Fields, policy: _Policy) -> None:
+    _length(f, MAX_PAGE_TOKEN_LENGTH, "pageToken")
+    _tenant(f)
+
+
+def _tenant_only(f: Fields, policy: _Policy) -> None:
+    _tenant(f)
+
+
+_CHECKS: Mapping[Operation, Callable[[Fields, _Policy], None]] = {
+    Operation.SEND_MESSAGE: _send,
+    Operation.SEND_STREAMING_MESSAGE: _send,
+    Operation.GET_TASK: _task_id_request,
+    Operation.LIST_TASKS: _list_tasks,
+    Operation.CANCEL_TASK: _task_id_request,
+    Operation.SUBSCRIBE_TO_TASK: _task_id_request,
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: _create_push_config,
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: _push_config_target,
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: _list_push_configs,
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: _push_config_target,
+    Operation.GET_EXTENDED_AGENT_CARD: _tenant_only,
+}
