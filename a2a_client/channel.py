@@ -1,0 +1,61 @@
+"""What :class:`~a2a_client.A2AClient` needs from a protocol binding, and what bindings share.
+
+Two bindings carry the same operations: JSON-RPC (:class:`~a2a_client.rpc.RPCChannel`)
+and HTTP+JSON (:class:`~a2a_client.rest.RestChannel`). Each turns an operation and its
+request model into HTTP, and the answer back into the operation's result model or the
+core's typed :class:`~a2a_core.errors.RPCError`; a stream is an SSE reply whose events
+a binding-specific decoder reads. :class:`Channel` is that contract, so the client can
+hold either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from a2a_core.extensions import format_extensions_header, parse_extensions_header
+from a2a_core.methods import Operation
+
+from .transport import Reply, Timeout
+
+__all__ = ["Channel", "extension_headers", "echoed"]
+
+
+class Channel(Protocol):
+    """One binding to one endpoint: calls, streams, and what the server echoed."""
+
+    @property
+    def server_version(self) -> str | None:
+        """``A2A-Version`` the server echoed on its last answer (None: not sent)."""
+        ...
+
+    @property
+    def activated_extensions(self) -> tuple[str, ...]:
+        """Extensions the server reported active on its last answer."""
+        ...
+
+    def call(self, op: Operation, request: Any, timeout: Timeout) -> Any:
+        """One exchange, decoded into the operation's result model; errors raise typed."""
+        ...
+
+    def open_stream(
+        self, op: Operation, request: Any, timeout: Timeout, last_event_id: str | None = None
+    ) -> Reply:
+        """An SSE reply (or one JSON answer); an error answer raises here, at the call."""
+        ...
+
+
+def extension_headers(extensions: Sequence[str], version: str) -> dict[str, str]:
+    """``A2A-Extensions`` (and 0.3's ``X-A2A-Extensions``) for the requested URIs."""
+    if not extensions:
+        return {}
+    value = format_extensions_header(extensions)
+    if version == "0.3":
+        return {"A2A-Extensions": value, "X-A2A-Extensions": value}
+    return {"A2A-Extensions": value}
+
+
+def echoed(reply: Reply) -> tuple[str | None, tuple[str, ...]]:
+    """The version and the activated extensions a reply's headers report."""
+    spellings = (reply.headers.get("A2A-Extensions"), reply.headers.get("X-A2A-Extensions"))
+    return reply.headers.get("A2A-Version"), parse_extensions_header([v for v in spellings if v])

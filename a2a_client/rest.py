@@ -1,0 +1,202 @@
+"""HTTP+JSON (REST) over the transport: the 1.0 binding's requests and answers, typed.
+
+:class:`RestChannel` mirrors :class:`~a2a_client.rpc.RPCChannel`: the request model is
+encoded into the same 1.0 params the JSON-RPC client sends, then placed on the wire by
+the core's route table (:func:`a2a_core.rest.request_target`: path variables, query or
+body). Answers decode into the same result models; a ``google.rpc.Status`` error body
+raises the same :class:`~a2a_core.errors.RPCError` class the JSON-RPC error would
+(read by its ErrorInfo reason), and a non-2xx answer without one raises
+:class:`~a2a_client.errors.HTTPStatusError`. Streams are SSE of bare StreamResponse
+objects, read by :func:`rest_stream_event`; an ``event: error`` holds a Status.
+
+Decisions:
+
+* Only 1.0 (0.3's REST is another transcoding, under ``/v1``): every request says
+  ``A2A-Version: 1.0``, whatever the endpoint's version says.
+* Bodies go as ``application/a2a+json`` (1.0's registered type); answers in that type
+  or ``application/json`` are read alike.
+* SubscribeToTask is sent as POST (the spec's table, the official SDK and the
+  conformance kit); a server that answers 405 allowing only GET (the proto's
+  annotation) is asked again with GET.
+* GetTaskPushNotificationConfig needs the config id here: it is in the path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urlencode, urljoin
+
+from a2a_core.errors import InvalidParamsError, ParseError, RemoteProtocolError, RPCError
+from a2a_core.methods import Operation
+from a2a_core.models import AgentCard, StreamEvent
+from a2a_core.rest import A2A_JSON, RestTarget, decode_status, parse_json, request_target
+from a2a_core.wire import decode_result, decode_stream_event, encode_params
+
+from .cards import Endpoint
+from .channel import echoed, extension_headers
+from .errors import HTTPStatusError
+from .transport import Reply, Timeout, Transport
+
+__all__ = ["HTTP_JSON", "RestChannel", "rest_stream_event", "select_rest_endpoint"]
+
+#: The card's ``protocolBinding`` for this binding.
+HTTP_JSON = "HTTP+JSON"
+_VERSION = "1.0"
+_ACCEPT_JSON = f"{A2A_JSON}, application/json"
+_SSE = "text/event-stream"
+
+
+class RestChannel:
+    """Sends operations to the HTTP+JSON interface ``endpoint()`` (resolved on first use)."""
+
+    def __init__(
+        self, transport: Transport, endpoint: Callable[[], Endpoint], extensions: Sequence[str]
+    ) -> None:
+        self._transport = transport
+        self._endpoint = endpoint
+        self.extensions = tuple(extensions)
+        #: ``A2A-Version`` the server echoed on its last answer (None: not sent).
+        self.server_version: str | None = None
+        #: Extensions the server reported active on its last answer.
+        self.activated_extensions: tuple[str, ...] = ()
+
+    def headers(self, accept: str, *, body: bool) -> dict[str, str]:
+        """Protocol headers: version, extensions, content types."""
+        headers = {"A2A-Version": _VERSION, "Accept": accept}
+        if body:
+            headers["Content-Type"] = A2A_JSON
+        return {**headers, **extension_headers(self.extensions, _VERSION)}
+
+    def call(self, op: Operation, request: Any, timeout: Timeout) -> Any:
+        """One exchange, decoded into the operation's result model.
+
+        A malformed result raises InvalidAgentResponseError (-32006): the agent's fault.
+        """
+        reply = self._send(op, request, timeout, accept=_ACCEPT_JSON)
+        payload = reply.read()
+        if not _ok(reply):
+            raise _error(reply, payload)
+        value = _json(payload) if payload.strip() else None
+        return decode_result(op, value, _VERSION)
+
+    def open_stream(
+        self, op: Operation, request: Any, timeout: Timeout, last_event_id: str | None = None
+    ) -> Reply:
+        """Open an SSE answer; an error answer raises here, at the call.
+
+        A 2xx answer that is one JSON object instead of a stream is left for the
+        :class:`~a2a_client.streams.EventStream`, which reads it as the only event.
+        """
+        reply = self._send(op, request, timeout, accept=_SSE, last_event_id=last_event_id)
+        if op is Operation.SUBSCRIBE_TO_TASK and _only_get(reply):
+            reply.close()
+            reply = self._send(
+                op, request, timeout, accept=_SSE, last_event_id=last_event_id, method="GET"
+            )
+        if not _ok(reply):
+            raise _error(reply, reply.read())
+        return reply
+
+    def _send(
+        self,
+        op: Operation,
+        request: Any,
+        timeout: Timeout,
+        *,
+        accept: str,
+        last_event_id: str | None = None,
+        method: str | None = None,
+    ) -> Reply:
+        """Send one request; the reply's body is not read yet."""
+        endpoint = self._endpoint()
+        if endpoint.tenant and getattr(request, "tenant", "") is None:
+            request = dataclasses.replace(request, tenant=endpoint.tenant)
+        target = request_target(op, encode_params(op, request, _VERSION), method=method)
+        headers = self.headers(accept, body=target.body is not None)
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        body = None if target.body is None else _dumps(target.body)
+        reply = self._transport.request(
+            target.method, _url(endpoint.url, target), headers=headers, timeout=timeout, body=body
+        )
+        self.server_version, self.activated_extensions = echoed(reply)
+        return reply
+
+
+def rest_stream_event(value: Any) -> StreamEvent:
+    """One SSE event's JSON: a StreamResponse, or a Status that raises its typed error."""
+    if not isinstance(value, dict):
+        raise RemoteProtocolError("stream event is not a JSON object")
+    if "error" in value:
+        error = decode_status(value)
+        if error is None:
+            raise RemoteProtocolError("stream error event is not an A2A google.rpc.Status")
+        raise error
+    try:
+        return decode_stream_event(value)
+    except InvalidParamsError as exc:
+        raise RemoteProtocolError(f"invalid stream event: {exc}") from exc
+
+
+def select_rest_endpoint(card: AgentCard, card_url: str | None) -> Endpoint | None:
+    """The card's first HTTP+JSON interface of protocol version 1 or later, if it has one.
+
+    Its URL is resolved against the card's own URL; its tenant is kept.
+    """
+    for interface in card.supported_interfaces:
+        if interface.protocol_binding.upper() != HTTP_JSON or not _major_1(
+            interface.protocol_version
+        ):
+            continue
+        url = urljoin(card_url, interface.url) if card_url else interface.url
+        return Endpoint(url=url, version=_VERSION, tenant=interface.tenant)
+    return None
+
+
+def _major_1(version: str | None) -> bool:
+    """``1.0``, ``1.1``, ``2.0``…: spoken as 1.0 (0.3's REST is another binding)."""
+    head = (version or "").strip().split(".", 1)[0]
+    return head.isdigit() and int(head) >= 1
+
+
+def _url(base: str, target: RestTarget) -> str:
+    """The interface URL (any path kept) + the route's path + its query."""
+    url = base.rstrip("/") + target.path
+    return f"{url}?{urlencode(target.query)}" if target.query else url
+
+
+def _ok(reply: Reply) -> bool:
+    return 200 <= reply.status_code < 300
+
+
+def _only_get(reply: Reply) -> bool:
+    """A 405 whose ``Allow`` names GET: a server following the proto's annotation."""
+    allowed = {m.strip().upper() for m in reply.headers.get("Allow", "").split(",")}
+    return reply.status_code == 405 and "GET" in allowed
+
+
+def _error(reply: Reply, payload: bytes) -> RPCError | HTTPStatusError:
+    """The typed error a Status body names, else the HTTP status itself."""
+    try:
+        value = parse_json(payload) if payload.strip() else None
+    except ParseError:
+        value = None
+    error = decode_status(value)
+    if error is not None:
+        return error
+    return HTTPStatusError(reply.status_code, reply.headers, payload)
+
+
+def _json(payload: bytes) -> Any:
+    """A success body under the strict reader; garbage is the peer's protocol error."""
+    try:
+        return parse_json(payload)
+    except ParseError as exc:
+        raise RemoteProtocolError(f"response is not valid JSON: {exc.message}") from None
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()

@@ -1,0 +1,130 @@
+"""Successful HTTP+JSON answers: one JSON body, or an SSE stream of bare StreamResponses.
+
+A handler's encoded result is the body as it is (the JSON-RPC ``result``),
+except DeleteTaskPushNotificationConfig, whose ``null`` becomes the proto's
+Empty ``{}``. A stream frames each event as ``data: <StreamResponse>`` with no
+JSON-RPC envelope; an error raised mid-stream ends it with one
+``event: error`` whose data is the ``google.rpc.Status`` body, as the
+official SDK's server sends and its client reads as a typed error.
+
+:func:`frame_stream` is the binding-neutral part of SSE framing (heartbeat
+comments, event ids, the closing error event, ``close()`` reaching the
+producer); :mod:`a2a_core.streaming` can frame JSON-RPC streams with it too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from .. import wire
+from ..errors import InternalError, RPCError
+from ..http import HttpResponse
+from ..methods import Operation
+from ..models import StreamEvent
+from ..service import Heartbeat, OutboundEvent, StreamItem
+from ..sse import encode_comment, encode_event
+from ..streaming import SSE_HEADERS, dumps
+from ._status import A2A_JSON, encode_status
+
+__all__ = ["json_response", "sse_response", "sse_body", "frame_stream", "ClosingStream"]
+
+logger = logging.getLogger("a2a_core.rest")
+
+_VERSION = "1.0"
+
+
+def json_response(
+    operation: Operation, result: Any, headers: Sequence[tuple[str, str]] = ()
+) -> HttpResponse:
+    """200 with the handler's encoded result as ``application/a2a+json``."""
+    if result is None and operation is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
+        result = {}
+    body = dumps(result).encode("utf-8")
+    return HttpResponse(200, [("Content-Type", A2A_JSON), *headers], body)
+
+
+def sse_response(
+    items: Iterator[StreamItem], headers: Sequence[tuple[str, str]] = ()
+) -> HttpResponse:
+    """200 ``text/event-stream``; closing the body closes ``items``."""
+    return HttpResponse(200, [*SSE_HEADERS, *headers], sse_body(items))
+
+
+def sse_body(items: Iterator[StreamItem]) -> Iterator[bytes]:
+    """The REST framing of a service's stream (see the module docstring)."""
+    return frame_stream(items, _stream_response, _error_event)
+
+
+def _stream_response(event: StreamEvent) -> str:
+    return dumps(wire.encode_stream_event(event, _VERSION))
+
+
+def _error_event(err: RPCError) -> bytes:
+    return encode_event(dumps(encode_status(err)), event="error")
+
+
+def frame_stream(
+    items: Iterator[StreamItem],
+    encode: Callable[[StreamEvent], str],
+    encode_error: Callable[[RPCError], bytes],
+) -> Iterator[bytes]:
+    """SSE chunks for ``items``, the data of each event written by ``encode``.
+
+    Heartbeats become ``: ping`` comments, an :class:`~a2a_core.service.OutboundEvent`
+    keeps its SSE id, and an error (an unexpected one is logged and sent as
+    InternalError) ends the stream with the chunk ``encode_error`` makes.
+    ``close()`` on the result stops the producer, even before the first chunk.
+    """
+    return ClosingStream(_frames(items, encode, encode_error), items)
+
+
+def _frames(
+    items: Iterator[StreamItem],
+    encode: Callable[[StreamEvent], str],
+    encode_error: Callable[[RPCError], bytes],
+) -> Iterator[bytes]:
+    try:
+        for item in items:
+            if isinstance(item, Heartbeat):
+                yield encode_comment("ping")
+            elif isinstance(item, OutboundEvent):
+                yield encode_event(encode(item.event), id=item.event_id)
+            else:
+                yield encode_event(encode(item))
+    except RPCError as err:
+        yield encode_error(err)
+    except Exception:
+        logger.exception("unhandled error while streaming")
+        yield encode_error(InternalError())
+
+
+class ClosingStream:
+    """Iterates ``frames``; ``close()`` closes both ``frames`` and the producer.
+
+    The WSGI server calls ``close()`` when the client goes away; a bare generator
+    that never started would skip its ``finally`` and leave the producer running.
+    """
+
+    __slots__ = ("_frames", "_items")
+
+    def __init__(self, frames: Iterator[bytes], items: Iterator[Any]) -> None:
+        self._frames = frames
+        self._items = items
+
+    def __iter__(self) -> ClosingStream:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._frames)
+
+    def close(self) -> None:
+        try:
+            close_frames = getattr(self._frames, "close", None)
+            if close_frames is not None:
+                close_frames()
+        finally:
+            close_items = getattr(self._items, "close", None)
+            if close_items is not None:
+                close_items()
