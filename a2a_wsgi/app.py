@@ -25,6 +25,7 @@ from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.server import Dispatcher
 from a2a_core.service import A2AService
 
+from .concurrency import default_agent_workers
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
 from .public_url import UntrustedHostError, normalize_hosts, request_base_url
@@ -89,7 +90,7 @@ class A2AApp:
                  authorize_task: Callable[..., Any] | None = None, extensions: Sequence[Any] = (),
                  versions: Sequence[str] = ("0.3", "1.0"), store: Any = None,
                  max_body_bytes: int = 1_048_576, max_json_depth: int = 64, max_parts: int = 256,
-                 max_workers: int = 8,
+                 max_workers: int | None = None,
                  extended_card: Callable[..., AgentCard] | None = None,
                  on_transition: Callable[..., None] | None = None,
                  runtime_options: Mapping[str, Any] | None = None,
@@ -100,8 +101,9 @@ class A2AApp:
         self.max_body_bytes = max_body_bytes
         self.push = PushSettings() if push is True else push or None
         self.store = store
+        self._max_workers = max_workers
         self._runtime_options: dict[str, Any] = dict(
-            max_workers=max_workers, on_transition=on_transition,
+            on_transition=on_transition,
             resubscribe_timeout=resubscribe_timeout, heartbeat_interval=heartbeat_interval,
             extended_card=extended_card, **dict(runtime_options or {}))
         self._card_opts = agent_card_opts
@@ -145,8 +147,11 @@ class A2AApp:
             push_options.update(push_settings=self.push,
                                 push_planner=PushPlanner(default_version=self.push.default_version),
                                 on_outbox=self._wake_deliverer)
-        runtime = Runtime(self.agent, store=open_store(spec), **push_options,
-                          **self._runtime_options)
+        # runtime_options win over what the app derives (a push_planner of one's own, say).
+        options = {**push_options, **self._runtime_options}
+        options["max_workers"] = (options.get("max_workers") or self._max_workers
+                                  or default_agent_workers())  # known once gevent patched
+        runtime = Runtime(self.agent, store=open_store(spec), **options)
         deliverer = (PushDeliverer(runtime.store, self.push) if self.push is not None else None)
         card = _apply_card_opts(runtime.agent_card(), self._card_opts)
         service = cast(A2AService, _CardService(runtime, card))

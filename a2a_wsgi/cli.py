@@ -11,7 +11,14 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .serve import GUNICORN_DEFAULTS, parse_addr, run_gunicorn
+from .concurrency import cooperative
+from .serve import (
+    GEVENT_DEFAULTS,
+    GUNICORN_DEFAULTS,
+    default_worker_class,
+    parse_addr,
+    run_gunicorn,
+)
 
 __all__ = ["build_parser", "serve_main", "main"]
 
@@ -20,7 +27,8 @@ def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
     """The ``serve`` options; defaults shown come from :data:`GUNICORN_DEFAULTS`."""
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Serve an A2A agent (any WSGI app) with gunicorn's gthread worker.",
+        description="Serve an A2A agent (any WSGI app) with gunicorn: its gevent worker when "
+                    "gevent is installed (a2a-wsgi[gevent]), else its gthread worker.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("target", metavar="MODULE:OBJECT",
@@ -30,8 +38,15 @@ def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
                         help="worker processes; with more than 1, apps that name no store use "
                              "SQLite ($A2A_STORE, default sqlite:// = $A2A_DB or "
                              "./a2a-tasks.sqlite3)")
+    parser.add_argument("-k", "--worker-class", choices=("gevent", "gthread"),
+                        default=default_worker_class(),
+                        help="gevent: a stream is a greenlet (thousands per worker); gthread: a "
+                             "stream holds a thread")
     parser.add_argument("--threads", type=int, default=GUNICORN_DEFAULTS["threads"],
-                        help="threads per worker; each open SSE stream holds one")
+                        help="gthread: threads per worker; each open SSE stream holds one")
+    parser.add_argument("--worker-connections", type=int,
+                        default=GEVENT_DEFAULTS["worker_connections"],
+                        help="gevent: connections (open streams included) per worker")
     parser.add_argument("--timeout", type=int, default=GUNICORN_DEFAULTS["timeout"],
                         help="seconds of worker silence before it is restarted (0: never)")
     parser.add_argument("--graceful-timeout", type=int,
@@ -57,21 +72,40 @@ def serve_main(argv: Sequence[str]) -> int:
     except ValueError as exc:
         print(f"a2a serve: {exc}", file=sys.stderr)
         return 2
-    if options.workers > 1:
-        # Workers must share tasks: apps created with store=None read $A2A_STORE.
-        os.environ.setdefault("A2A_STORE", "sqlite://")
+    if options.worker_class == "gevent" and not cooperative():
+        _exec_patched(args)  # does not return
     sys.path.insert(0, ".")  # gunicorn does the same, so `examples.echo:app` resolves from cwd
     run_gunicorn(
         options.target,
         bind=options.bind,
         workers=options.workers,
+        worker_class=options.worker_class,
         threads=options.threads,
+        worker_connections=(options.worker_connections
+                            if options.worker_class == "gevent" else None),
         timeout=options.timeout,
         graceful_timeout=options.graceful_timeout,
         keepalive=options.keepalive,
         loglevel=options.log_level,
     )
     return 0
+
+
+#: Patch first, import after: modules imported before gevent's patch (ssl, by
+#: requests) keep blocking code in them.
+_PATCHED_SERVE = (
+    "from gevent import monkey; monkey.patch_all()\n"
+    "import sys\n"
+    "from a2a_wsgi.cli import serve_main\n"
+    "sys.exit(serve_main(sys.argv[1:]))\n"
+)
+
+
+def _exec_patched(args: Sequence[str]) -> None:
+    """Replace this process by one that patches for gevent before importing anything."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, [sys.executable, "-c", _PATCHED_SERVE, *args])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

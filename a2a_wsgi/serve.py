@@ -17,6 +17,8 @@ master, so add :func:`gunicorn_post_worker_init` to the gunicorn config
 
 from __future__ import annotations
 
+import importlib.util
+import resource
 import signal
 import threading
 from collections.abc import Callable, Mapping
@@ -33,6 +35,10 @@ __all__ = [
     "parse_addr",
     "serve",
     "GUNICORN_DEFAULTS",
+    "GEVENT_DEFAULTS",
+    "default_worker_class",
+    "gunicorn_settings",
+    "raise_open_file_limit",
     "run_gunicorn",
     "gunicorn_post_worker_init",
     "stop_streams_on_sigterm",
@@ -113,8 +119,8 @@ def serve(app: Callable[..., Any], addr: str | int = "127.0.0.1:0") -> ServerHan
     return ServerHandle(host=host, port=bound_port, url=url, server=server, thread=thread)
 
 
-#: gunicorn settings for SSE: threads hold open streams, so a thread worker
-#: (gthread) with many threads; its heartbeat runs on the main thread, so a
+#: gunicorn settings for SSE: with the thread worker (gthread) each open stream
+#: holds a thread, so many threads; its heartbeat runs on the main thread, so a
 #: long stream does not trip ``timeout``; keep-alive above common LB idle times.
 GUNICORN_DEFAULTS: Mapping[str, Any] = {
     "worker_class": "gthread",
@@ -124,6 +130,43 @@ GUNICORN_DEFAULTS: Mapping[str, Any] = {
     "graceful_timeout": 30,
     "keepalive": 75,
 }
+
+
+#: What the gevent worker changes: a stream is a greenlet, so connections, not
+#: threads, bound what one worker holds.
+GEVENT_DEFAULTS: Mapping[str, Any] = {
+    "worker_class": "gevent",
+    "worker_connections": 10000,
+}
+
+
+def default_worker_class() -> str:
+    """``gevent`` when it is installed (``a2a-wsgi[gevent]``), else ``gthread``."""
+    return "gevent" if importlib.util.find_spec("gevent") is not None else "gthread"
+
+
+def gunicorn_settings(worker_class: str | None = None, **options: Any) -> dict[str, Any]:
+    """Our defaults for ``worker_class`` (None: :func:`default_worker_class`), then ``options``."""
+    chosen = worker_class or default_worker_class()
+    settings: dict[str, Any] = dict(GUNICORN_DEFAULTS)
+    if chosen == "gevent":
+        settings.update(GEVENT_DEFAULTS)
+    settings.update({k: v for k, v in options.items() if v is not None})
+    settings["worker_class"] = chosen
+    return settings
+
+
+def raise_open_file_limit() -> int:
+    """Lift this process's soft limit on open files to the hard one; the limit now.
+
+    A gevent worker holding thousands of streams needs a descriptor for each,
+    and many systems start processes at a soft limit of 1024.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        return hard
+    return soft
 
 
 class _StopStreamsThenChain:
@@ -195,8 +238,11 @@ def gunicorn_post_worker_init(worker: Any) -> None:
     Needed in your own gunicorn config only with ``preload_app = True``::
 
         from a2a_wsgi.serve import gunicorn_post_worker_init as post_worker_init
+
+    It also lifts the open-file limit (:func:`raise_open_file_limit`).
     """
     stop_streams_on_sigterm()
+    raise_open_file_limit()
 
 
 def _post_worker_init(user_hook: Callable[[Any], Any] | None) -> Callable[[Any], None]:
@@ -217,14 +263,14 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
 
     ``app`` is a WSGI callable or a ``"module:object"`` string (imported in
     each worker). ``options`` are gunicorn settings by name, over
-    :data:`GUNICORN_DEFAULTS`. With the in-memory store, keep ``workers=1``:
-    each worker process would hold its own tasks. On SIGTERM open streams end
-    cleanly (:func:`gunicorn_post_worker_init`, run before a given ``post_worker_init``).
+    :func:`gunicorn_settings` (gevent when installed, else gthread). On SIGTERM
+    open streams end cleanly (:func:`gunicorn_post_worker_init`, run before a
+    given ``post_worker_init``).
     """
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
     from gunicorn.util import import_app  # type: ignore[import-untyped]
 
-    settings = {**GUNICORN_DEFAULTS, **options, "bind": [bind]}
+    settings = {**gunicorn_settings(**options), "bind": [bind]}
     settings["post_worker_init"] = _post_worker_init(settings.get("post_worker_init"))
 
     class _Application(BaseApplication):  # type: ignore[misc]

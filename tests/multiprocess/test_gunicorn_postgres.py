@@ -31,7 +31,7 @@ from multiprocess_support import (
     wait_state,
 )
 from support.a2a_http import state_of, texts, user_message
-from support.gunicorn import ServerProcess, start_gunicorn
+from support.gunicorn import WORKER_CLASSES, ServerProcess, start_gunicorn
 
 
 class HostAgent(MultiprocessAgent):
@@ -55,9 +55,10 @@ class Hosts:
     schema: str
 
 
-@pytest.fixture(scope="module")
-def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
-    """Instances A and B on one fresh schema; all torn down afterwards."""
+@pytest.fixture(scope="module", params=WORKER_CLASSES)
+def hosts(request: pytest.FixtureRequest,
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
+    """Instances A and B on one fresh schema, under each worker model; torn down afterwards."""
     from support.postgres import drop_schema, postgres_url, schema_url, unique_schema
 
     from a2a_wsgi.stores.postgres import upgrade_schema
@@ -72,7 +73,7 @@ def hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hosts]:
             started.append(start_gunicorn(
                 "test_gunicorn_postgres:app", log_path=logs / f"gunicorn-{name}.log",
                 env={"A2A_TEST_PG_STORE": schema_url(schema), "A2A_TEST_INSTANCE": name},
-                pythonpath=APP_PATH, workers=2))
+                pythonpath=APP_PATH, workers=2, worker_class=request.param))
         deadline = time.monotonic() + 30
         for instance in started:
             instance.wait_ready(deadline)

@@ -26,7 +26,7 @@ from multiprocess_support import (
     wait_state,
 )
 from support.a2a_http import state_of, texts, user_message
-from support.gunicorn import start_gunicorn
+from support.gunicorn import WORKER_CLASSES, start_gunicorn
 
 app = (tagged_app(MultiprocessAgent(), f"sqlite:///{os.environ['A2A_TEST_DB']}", {})
        if os.environ.get("A2A_TEST_DB") else None)
@@ -35,12 +35,13 @@ app = (tagged_app(MultiprocessAgent(), f"sqlite:///{os.environ['A2A_TEST_DB']}",
 # -- the tests (pytest side) ---------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@pytest.fixture(scope="module", params=WORKER_CLASSES)
+def server(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("gunicorn") / "tasks.sqlite3"
     with start_gunicorn("test_gunicorn_sqlite:app", log_path=db.parent / "gunicorn.log",
                         env={"A2A_TEST_DB": str(db)}, workers=4,
-                        pythonpath=APP_PATH) as gunicorn:
+                        pythonpath=APP_PATH, worker_class=request.param) as gunicorn:
         gunicorn.wait_ready()
         yield gunicorn.url
 

@@ -19,7 +19,7 @@ import pytest
 import requests
 from multiprocess_support import APP_PATH, MultiprocessAgent, fresh_peer, get, send, wait_state
 from support.a2a_http import state_of
-from support.gunicorn import start_gunicorn
+from support.gunicorn import WORKER_CLASSES, start_gunicorn
 
 from a2a_wsgi import A2AApp
 
@@ -38,12 +38,13 @@ def app(environ: dict[str, Any], start_response: Any) -> Any:
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+@pytest.fixture(scope="module", params=WORKER_CLASSES)
+def server(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     folder = tmp_path_factory.mktemp("no-store")
     with start_gunicorn("test_workers_without_a_store:app", log_path=folder / "gunicorn.log",
                         env={"A2A_DB": str(folder / "tasks.sqlite3")}, workers=4,
-                        pythonpath=APP_PATH) as gunicorn:
+                        pythonpath=APP_PATH, worker_class=request.param) as gunicorn:
         gunicorn.wait_ready()
         yield gunicorn
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import requests
 
-__all__ = ["ROOT", "ServerProcess", "free_port", "gunicorn_argv", "start_gunicorn", "stop_group"]
+__all__ = ["ROOT", "ServerProcess", "WORKER_CLASSES", "free_port", "gunicorn_argv",
+           "start_gunicorn", "stop_group"]
 
 #: The checkout: servers run from here, so ``examples.echo:app`` imports.
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,11 +87,19 @@ class ServerProcess:
         self._log.close()
 
 
+#: The worker models the library supports: a thread per request, or a greenlet.
+WORKER_CLASSES = ("gthread", "gevent")
+
+
 def gunicorn_argv(app: str, *, port: int, workers: int = 1, threads: int = 8,
-                  graceful_timeout: float | None = 1) -> list[str]:
-    """``python -m gunicorn`` with the thread worker SSE needs, bound to loopback."""
-    argv = [sys.executable, "-m", "gunicorn", "-k", "gthread", "--workers", str(workers),
-            "--threads", str(threads), "-b", f"127.0.0.1:{port}"]
+                  graceful_timeout: float | None = 1, worker_class: str = "gthread") -> list[str]:
+    """``python -m gunicorn`` with a worker that holds SSE streams, bound to loopback.
+
+    No control socket: gunicorn would otherwise create one under ``$HOME``.
+    """
+    argv = [sys.executable, "-m", "gunicorn", "-k", worker_class, "--workers", str(workers),
+            "--no-control-socket", "-b", f"127.0.0.1:{port}"]
+    argv += ["--threads", str(threads)] if worker_class == "gthread" else []
     if graceful_timeout is not None:
         argv += ["--graceful-timeout", str(graceful_timeout)]
     return [*argv, app]
@@ -98,7 +107,7 @@ def gunicorn_argv(app: str, *, port: int, workers: int = 1, threads: int = 8,
 
 def start_gunicorn(app: str, *, log_path: Path, env: Mapping[str, str] | None = None,
                    pythonpath: Sequence[Path] = (), workers: int = 1,
-                   threads: int = 8) -> ServerProcess:
+                   threads: int = 8, worker_class: str = "gthread") -> ServerProcess:
     """Start gunicorn serving ``app`` (``module:name``) on a free port; not yet ready.
 
     ``pythonpath`` goes before the checkout on the workers' ``PYTHONPATH``, so a test
@@ -106,5 +115,7 @@ def start_gunicorn(app: str, *, log_path: Path, env: Mapping[str, str] | None = 
     """
     port = free_port()
     path = os.pathsep.join(str(p) for p in [*pythonpath, ROOT])
-    return ServerProcess(gunicorn_argv(app, port=port, workers=workers, threads=threads),
+    argv = gunicorn_argv(app, port=port, workers=workers, threads=threads,
+                         worker_class=worker_class)
+    return ServerProcess(argv,
                          port=port, log_path=log_path, env={**(env or {}), "PYTHONPATH": path})
