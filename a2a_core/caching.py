@@ -26,6 +26,7 @@ __all__ = [
     "parse_http_date",
     "CardValidators",
     "card_validators",
+    "with_vary",
     "is_not_modified",
     "CachedCard",
     "CardCache",
@@ -142,6 +143,27 @@ def card_validators(body: bytes, last_modified: datetime) -> CardValidators:
         etag=card_etag(body),
         last_modified=_utc(last_modified).replace(microsecond=0),
     )
+
+
+def with_vary(headers: list[tuple[str, str]], *names: str) -> list[tuple[str, str]]:
+    """``headers`` with ``names`` listed in ``Vary`` (RFC 9110 §12.5.5).
+
+    Names are merged into a ``Vary`` already there, case-insensitively and
+    without repeats; ``Vary: *`` already says everything and is kept as is.
+    """
+    listed: list[str] = []
+    for name, value in headers:
+        if name.lower() == "vary":
+            listed += [field.strip() for field in value.split(",") if field.strip()]
+    if "*" in listed:
+        return list(headers)
+    known = {field.lower() for field in listed}
+    for name in names:
+        if name.lower() not in known:
+            known.add(name.lower())
+            listed.append(name)
+    kept = [(name, value) for name, value in headers if name.lower() != "vary"]
+    return [*kept, ("Vary", ", ".join(listed))] if listed else kept
 
 
 def _opaque(tag: str) -> str:

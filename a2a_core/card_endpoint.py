@@ -1,9 +1,26 @@
-"""Serving the agent card: endpoints filled in, encoded once, validated with ETag/304.
+"""Serving the agent card: endpoints filled in, encoded once per variant, validated with ETag/304.
 
-The card is encoded once per public base URL (a per-request override may give
-each tenant its own) and kept as bytes with its validators, so a card request
-is a dictionary lookup. The agent's card object is compared by identity: a
-service that returns a new card object gets it re-encoded.
+Two variants of the one card are served (REFERENCE §6.3):
+
+* **dual** (the 1.0 card plus the 0.3 members, see :mod:`a2a_core.wire.card`):
+  for a request without ``A2A-Version`` and for ``A2A-Version: 0.3``. A
+  missing version means 0.3, so the two get the same bytes; the dual card is
+  valid against the 0.3 schema and still shows a 0.3 client the 1.0
+  interfaces it could move to, which a 0.3-only card would hide.
+* **strict 1.0** (no 0.3-only member, valid against the published 1.0
+  schema, which forbids unknown members): for a request whose
+  ``A2A-Version`` is 1.x, read as on the JSON-RPC path (the header, else the
+  query parameter), and for every request when the app does not serve 0.3.
+
+Any other version value gets the dual card: discovery answers whatever is
+asked, and the card's interfaces say what is spoken. Every card answer, 304s
+included, carries ``Vary: A2A-Version`` so shared caches keep the variants
+apart, and each variant has its own ETag (the hash of its own body).
+
+Each variant is encoded once per public base URL (a per-request override may
+give each tenant its own) and kept as bytes with its validators, so a card
+request is a dictionary lookup. The agent's card object is compared by
+identity: a service that returns a new card object gets it re-encoded.
 """
 
 from __future__ import annotations
@@ -12,27 +29,32 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from .caching import card_validators, is_not_modified
+from .caching import card_validators, is_not_modified, with_vary
 from .extensions import Extension, merge_card_extensions
 from .http import HttpRequest, HttpResponse
 from .models import AgentCard, AgentInterface
 from .streaming import dumps
-from .wire.card import encode_card_dual
+from .versioning import V0_3, V1_0, normalize_version
+from .wire.card import encode_card, encode_card_dual
 
-__all__ = ["CardEndpoint", "MISSING_BASE_URL"]
+__all__ = ["CardEndpoint", "MISSING_BASE_URL", "DUAL", "STRICT_1_0"]
 
 MISSING_BASE_URL = (
     "The agent card needs a public URL: pass base_url=... when creating the app "
     "(A2AApp(agent, base_url='https://host/path')) or set it per request with "
     "a2a_wsgi.put_base_url(environ, url) in a middleware."
 )
-_MAX_CACHED_URLS = 64
+#: The two card variants.
+DUAL = "dual"
+STRICT_1_0 = V1_0
+#: Encoded cards kept: per-tenant URLs times the two variants, bounded.
+_MAX_CACHED = 128
 
 _Encoded = tuple[AgentCard, bytes, list[tuple[str, str]]]
 
 
 class CardEndpoint:
-    """The public card of one agent, per base URL."""
+    """The public card of one agent, per base URL and variant."""
 
     def __init__(
         self,
@@ -48,15 +70,26 @@ class CardEndpoint:
         self.rpc_path = rpc_path
         self.versions = tuple(versions)
         self.extensions = tuple(extensions)
-        self._cache: dict[str, tuple[AgentCard, _Encoded]] = {}
+        #: Whether 0.3 readers are served (the dual card); else only the strict 1.0 card is.
+        self.serves_0_3 = not self.versions or V0_3 in self.versions
+        self._cache: dict[tuple[str, str], tuple[AgentCard, _Encoded]] = {}
 
     def public_card(self, base_url: str | None) -> AgentCard:
         """The card as served: endpoints filled in, extension declarations merged."""
-        return self._encoded(base_url)[0]
+        return self._encoded(base_url, DUAL if self.serves_0_3 else STRICT_1_0)[0]
+
+    def variant(self, request: HttpRequest) -> str:
+        """:data:`STRICT_1_0` or :data:`DUAL`, for this request (see the module docstring)."""
+        if not self.serves_0_3:
+            return STRICT_1_0
+        header = request.headers.get("A2A-Version")
+        raw = header if header is not None and header.strip() else request.query.get("A2A-Version")
+        major = normalize_version(raw).partition(".")[0]
+        return STRICT_1_0 if major == "1" else DUAL
 
     def response(self, request: HttpRequest, base_url: str | None) -> HttpResponse:
-        """The card with its validators; 304 when the client's copy is current."""
-        _card, body, headers = self._encoded(base_url)
+        """The card variant with its validators; 304 when the client's copy of it is current."""
+        _card, body, headers = self._encoded(base_url, self.variant(request))
         etag = next(value for name, value in headers if name == "ETag")
         if_none_match = request.headers.get("If-None-Match")
         if_modified_since = request.headers.get("If-Modified-Since")
@@ -81,16 +114,18 @@ class CardEndpoint:
             card = replace(card, supported_interfaces=interfaces)
         return merge_card_extensions(card, self.extensions)
 
-    def _encoded(self, base_url: str | None) -> _Encoded:
-        key = base_url or ""
+    def _encoded(self, base_url: str | None, variant: str) -> _Encoded:
+        key = (base_url or "", variant)
         card = self._agent_card()
         cached = self._cache.get(key)
         if cached is not None and cached[0] is card:
             return cached[1]
         public = self.with_endpoints(card, base_url)
-        body = dumps(encode_card_dual(public)).encode()
-        encoded = (public, body, card_validators(body, self.last_modified).headers())
-        if len(self._cache) >= _MAX_CACHED_URLS:  # per-tenant URLs: keep the cache bounded
+        doc = encode_card(public, V1_0) if variant == STRICT_1_0 else encode_card_dual(public)
+        body = dumps(doc).encode()
+        headers = with_vary(card_validators(body, self.last_modified).headers(), "A2A-Version")
+        encoded = (public, body, headers)
+        if len(self._cache) >= _MAX_CACHED:  # per-tenant URLs: keep the cache bounded
             self._cache.clear()
         self._cache[key] = (card, encoded)
         return encoded

@@ -23,10 +23,17 @@ Order of checks for a JSON-RPC POST, and why:
 4. params, then authorization, then the operation. A task that is missing
    and one the caller may not see give the same -32001, byte for byte.
 
-Errors found before a stream starts are plain JSON, except task-level
-errors of the streaming methods (unknown or denied task), which arrive as an
-SSE event holding the JSON-RPC error: the conformance kit's clients expect
-``text/event-stream`` from a streaming method.
+Errors found before a stream starts are plain JSON-RPC error responses
+(``application/json``, HTTP 200), the streaming methods included: unknown,
+denied or terminal task, bad params, a disabled capability (REFERENCE §3.2; a
+client can only type an error it gets as JSON). Once a stream has begun, an
+error is its last SSE event. A service's stream may also fail lazily, when
+first iterated: SubscribeToTask's first item is the task as it is now, which a
+service has at hand, so it is taken before answering and its error is plain
+JSON too. A send stream's first item waits for the agent (a new task is
+stored only when the agent starts), and a resumed subscription's for the next
+event, so those are not awaited: an error they raise before yielding anything
+is the stream's only SSE event.
 """
 
 from __future__ import annotations
@@ -71,7 +78,7 @@ from .models import (
     Task,
 )
 from .service import A2AService, CallContext, StreamItem
-from .streaming import SSE_HEADERS, sse_body, sse_error_body
+from .streaming import SSE_HEADERS, sse_body, started
 from .tasks import merge_metadata, strip_artifacts, trim_history, with_identity
 from .versioning import SUPPORTED_VERSIONS, V0_3, V1_0, negotiate_version, normalize_version
 
@@ -97,14 +104,7 @@ class _Stream:
     items: Iterator[StreamItem]
 
 
-@dataclass(frozen=True, slots=True)
-class _EarlyStreamError:
-    """A task-level error of a streaming method: sent as one SSE error event."""
-
-    error: RPCError
-
-
-_Outcome = Any  # an encoded JSON result, a _Stream or an _EarlyStreamError
+_Outcome = Any  # an encoded JSON result or a _Stream
 _Handler = Callable[[Mapping[str, Any], "CallContext", "ActivatedExtensions"], _Outcome]
 
 
@@ -307,9 +307,6 @@ class Dispatcher:
         if isinstance(outcome, _Stream):
             body = sse_body(request_id, version, outcome.items)
             return HttpResponse(200, SSE_HEADERS + response_headers, body)
-        if isinstance(outcome, _EarlyStreamError):
-            body = sse_error_body(request_id, version, outcome.error)
-            return HttpResponse(200, SSE_HEADERS + response_headers, body)
         payload = encode_response(request_id, outcome)
         return HttpResponse(200, [("Content-Type", _JSON), *response_headers], payload)
 
@@ -425,12 +422,8 @@ class Dispatcher:
     ) -> _Outcome:
         operation = Operation.SEND_STREAMING_MESSAGE
         request = self._decode_send(operation, params, ctx, activated)
-        try:
-            self._authorize_continuation(request, ctx)
-            items = self.service.send_streaming_message(request, ctx)
-        except RPCError as err:
-            return _EarlyStreamError(err)
-        return _Stream(items)
+        self._authorize_continuation(request, ctx)
+        return _Stream(self.service.send_streaming_message(request, ctx))
 
     def _get_task(
         self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
@@ -468,16 +461,16 @@ class Dispatcher:
     def _subscribe_to_task(
         self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
     ) -> _Outcome:
+        """Without ``Last-Event-ID`` the stream's first item (the task) is taken now."""
         request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
-        try:
-            task = self._authorized_task(request.id, AuthorizeOperation.RESUBSCRIBE, ctx)
-            if task.status.state.is_terminal and ctx.last_event_id is None:
-                raise UnsupportedOperationError(
-                    f"Task {task.id} is in a terminal state ({task.status.state.value})"
-                )
-            items = self.service.subscribe_to_task(request, ctx)
-        except RPCError as err:
-            return _EarlyStreamError(err)
+        task = self._authorized_task(request.id, AuthorizeOperation.RESUBSCRIBE, ctx)
+        if task.status.state.is_terminal and ctx.last_event_id is None:
+            raise UnsupportedOperationError(
+                f"Task {task.id} is in a terminal state ({task.status.state.value})"
+            )
+        items = self.service.subscribe_to_task(request, ctx)
+        if ctx.last_event_id is None:
+            items = started(items)
         return _Stream(items)
 
     def _push_config_handler(self, operation: Operation) -> _Handler:

@@ -2,8 +2,11 @@
 
 Each stream item becomes one ``data:`` line holding a JSON-RPC response with
 the request's id (and an ``id:`` line when the item carries an event id);
-heartbeats become comments; an error ends the stream with one event holding
-the JSON-RPC error. Closing the result stops the producer.
+heartbeats become comments; an error the stream raises ends it with one event
+holding the JSON-RPC error. Closing the result stops the producer. Errors
+known before the stream starts are not framed here: they are plain JSON-RPC
+responses, and :func:`started` lets the dispatcher learn a stream's own early
+error while it can still answer that way.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from .service import HEARTBEAT, OutboundEvent, StreamItem
 from .sse import encode_comment, encode_event
 from .versioning import V0_3
 
-__all__ = ["SSE_HEADERS", "sse_body", "sse_error_body", "dumps"]
+__all__ = ["SSE_HEADERS", "sse_body", "started", "dumps"]
 
 logger = logging.getLogger("a2a_core.streaming")
 
@@ -48,7 +51,23 @@ def sse_body(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iter
     return _ClosingIterator(_frames(request_id, version, items), items)
 
 
-def sse_error_body(request_id: Any, version: str, err: RPCError) -> Iterator[bytes]:
+def started(items: Iterator[StreamItem]) -> Iterator[StreamItem]:
+    """``items`` with its first item taken now, so an error it raises first is raised here.
+
+    Only for a stream whose first item is at hand (a task snapshot): this
+    blocks for as long as that item takes. The result closes ``items``.
+    """
+    try:
+        first = next(items)
+    except StopIteration:
+        return iter(())
+    except BaseException:
+        _close(items)
+        raise
+    return _Prepended(first, items)
+
+
+def _error_event(request_id: Any, version: str, err: RPCError) -> bytes:
     """One plain ``data:`` event holding the JSON-RPC error.
 
     Not a named ``event: error``: the error object already says what it is,
@@ -56,7 +75,7 @@ def sse_error_body(request_id: Any, version: str, err: RPCError) -> Iterator[byt
     exception instead of the typed error.
     """
     error = error_response_dict(request_id, wire.encode_error(err, version))
-    yield encode_event(dumps(error))
+    return encode_event(dumps(error))
 
 
 def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
@@ -72,10 +91,10 @@ def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Itera
             result = wire.encode_stream_event(_final_for(event, version), version)
             yield encode_event(dumps(response_dict(request_id, result)), id=event_id)
     except RPCError as err:
-        yield from sse_error_body(request_id, version, err)
+        yield _error_event(request_id, version, err)
     except Exception:
         logger.exception("unhandled error while streaming")
-        yield from sse_error_body(request_id, version, InternalError())
+        yield _error_event(request_id, version, InternalError())
 
 
 def _final_for(event: Any, version: str) -> StreamEvent:
@@ -90,6 +109,34 @@ def _final_for(event: Any, version: str) -> StreamEvent:
     ):
         return replace(event, final=True)
     return event
+
+
+def _close(iterator: object) -> None:
+    close = getattr(iterator, "close", None)
+    if close is not None:
+        close()
+
+
+class _Prepended:
+    """``first``, then the rest of ``items``; ``close()`` closes ``items``."""
+
+    __slots__ = ("_first", "_items")
+
+    def __init__(self, first: StreamItem, items: Iterator[StreamItem]) -> None:
+        self._first: list[StreamItem] = [first]
+        self._items = items
+
+    def __iter__(self) -> _Prepended:
+        return self
+
+    def __next__(self) -> StreamItem:
+        if self._first:
+            return self._first.pop()
+        return next(self._items)
+
+    def close(self) -> None:
+        self._first.clear()
+        _close(self._items)
 
 
 class _ClosingIterator:
@@ -109,10 +156,6 @@ class _ClosingIterator:
 
     def close(self) -> None:
         try:
-            close_frames = getattr(self._frames, "close", None)
-            if close_frames is not None:
-                close_frames()
+            _close(self._frames)
         finally:
-            close_items = getattr(self._items, "close", None)
-            if close_items is not None:
-                close_items()
+            _close(self._items)

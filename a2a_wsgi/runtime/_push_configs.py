@@ -66,5 +66,8 @@ class PushConfigs:
         return [self.shown(c) for c in self._store.list_push_configs(task_id)]
 
     def delete(self, task_id: str, config_id: str) -> None:
-        if not self._store.delete_push_config(task_id, config_id):
-            raise _not_found(task_id, config_id)
+        """Idempotent, as the spec requires: a config that is already gone is not an error.
+
+        The caller has checked that the task exists and is visible to the caller.
+        """
+        self._store.delete_push_config(task_id, config_id)

@@ -19,6 +19,7 @@ from a2a_core.caching import (
     http_date,
     is_not_modified,
     parse_http_date,
+    with_vary,
 )
 from a2a_core.errors import RemoteProtocolError
 
@@ -134,6 +135,20 @@ def test_validators_and_headers() -> None:
     ]
     assert CARD_CACHE_CONTROL == "public, max-age=300"
     assert card_validators(BODY, datetime(2026, 3, 1, 12, 0)).last_modified == T0  # naive = UTC
+
+
+@pytest.mark.parametrize(("headers", "expected"), [
+    ([("ETag", '"x"')], [("ETag", '"x"'), ("Vary", "A2A-Version")]),
+    ([("Vary", "Accept-Encoding"), ("ETag", '"x"')],
+     [("ETag", '"x"'), ("Vary", "Accept-Encoding, A2A-Version")]),
+    ([("vary", "a2a-version")], [("Vary", "a2a-version")]),  # already listed: not doubled
+    ([("Vary", "Origin"), ("Vary", " Accept ,")], [("Vary", "Origin, Accept, A2A-Version")]),
+    ([("Vary", "*")], [("Vary", "*")]),  # "*" already says it varies on everything
+])
+def test_with_vary_merges_into_what_is_there(
+        headers: list[tuple[str, str]], expected: list[tuple[str, str]]) -> None:
+    assert with_vary(headers, "A2A-Version") == expected
+    assert with_vary(headers, "A2A-Version", "a2a-VERSION") == expected
 
 
 TAG = card_etag(BODY)

@@ -368,21 +368,23 @@ def test_typed_errors(ours: Ours) -> None:
     assert wire.methods()[:3] == [METHODS[ours.version][op] for op in ("get", "send", "cancel")]
 
 
-#: Errors known before a stream starts (task missing or terminal) reach the client as one
-#: plain ``data:`` SSE event holding the JSON-RPC error (the conformance kit expects an SSE
-#: answer from a streaming method). A named ``event: error`` frame would make the SDK's 0.3
-#: transport raise a bare ``A2AClientError`` instead of the typed error.
-@pytest.mark.parametrize("case", ["subscribe-terminal", "subscribe-missing", "stream-missing"])
+#: Errors known before a stream starts (task missing or terminal) reach the client as a
+#: plain JSON-RPC error response (application/json), which the SDK reads as such.
+@pytest.mark.parametrize("case", ["subscribe-terminal", "subscribe-missing", "stream-missing",
+                                  "stream-terminal"])
 def test_stream_errors_are_typed(ours: Ours, case: str, request: pytest.FixtureRequest) -> None:
     """Errors the server knows before streaming reach the SDK as its typed exceptions."""
-    expected = UnsupportedOperationError if case == "subscribe-terminal" else TaskNotFoundError
+    expected = TaskNotFoundError if case.endswith("missing") else UnsupportedOperationError
 
     async def scenario() -> None:
         async with sdk_client(ours.echo.url, Wire(), streaming=False) as client, \
                 sdk_client(ours.echo.url, Wire(), streaming=True) as streaming:
-            if case == "stream-missing":
+            if case.startswith("stream"):
                 follow_up = user_message("more")
                 follow_up.message.task_id = "no-such-task"
+                if case == "stream-terminal":
+                    done = [e async for e in client.send_message(user_message("x"))][0].task
+                    follow_up.message.task_id = done.id
                 with pytest.raises(expected):
                     [e async for e in streaming.send_message(follow_up)]
                 return

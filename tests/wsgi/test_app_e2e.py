@@ -378,12 +378,12 @@ def test_subscribe_streams_changes_then_times_out(server: Any, probe: Probe, ver
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_subscribe_to_unknown_task_is_an_sse_error(server: Any, version: str) -> None:
-    with peer(server, version).stream("subscribe", {"id": "tsk-nope"}) as (response, events):
-        assert response.headers["Content-Type"].startswith("text/event-stream")
-        (event,) = list(events)
-    assert event.data["error"]["code"] == -32001
-    assert "not found" in event.data["error"]["message"].lower()
+def test_subscribe_to_unknown_task_is_a_plain_json_error(server: Any, version: str) -> None:
+    with peer(server, version).stream("subscribe", {"id": "tsk-nope"}) as (response, _events):
+        assert response.headers["Content-Type"] == "application/json"
+        answer = response.json()
+    assert answer["id"] == "stream-1" and answer["error"]["code"] == -32001
+    assert "not found" in answer["error"]["message"].lower()
 
 
 def test_disconnect_stops_the_agent_iterator(server: Any, probe: Probe) -> None:

@@ -795,10 +795,14 @@ def test_push_config_crud(make: Any) -> None:
     assert listed.configs == (created, named)
     delete = DeleteTaskPushNotificationConfigRequest
     runtime.delete_push_config(delete(task_id=task.id, config_id="mine"), ctx())
+    runtime.delete_push_config(delete(task_id=task.id, config_id="mine"), ctx())  # idempotent
+    runtime.delete_push_config(delete(task_id=task.id, config_id="never-made"), ctx())
     with pytest.raises(TaskNotFoundError):
-        runtime.delete_push_config(delete(task_id=task.id, config_id="mine"), ctx())
+        runtime.delete_push_config(delete(task_id="tsk-none", config_id="mine"), ctx())
     with pytest.raises(TaskNotFoundError):
         runtime.get_push_config(get(task_id=task.id, config_id="mine"), ctx())
+    assert runtime.list_push_configs(ListTaskPushNotificationConfigsRequest(task_id=task.id),
+                                     ctx()).configs == (created,)
     with pytest.raises(TaskNotFoundError):
         runtime.create_push_config(replace(config, task_id="tsk-none"), ctx())
 
