@@ -1,0 +1,325 @@
+"""Agent Card signatures (A2A §8.4): a detached JWS over the card's canonical JSON.
+
+An ``AgentCardSignature`` is ``{"protected", "signature"}`` plus an optional
+unprotected ``header`` object, the same in 0.3 and 1.0. ``protected`` is the
+base64url of a JSON header with ``alg``, ``kid``, ``typ: "JOSE"`` and, when
+the key says where its JWKS lives, ``jku``; ``signature`` is the base64url
+signature over ``protected || "." || base64url(payload)``, and the payload,
+which is not sent, is the RFC 8785 form of :func:`signed_content` of the card.
+
+Signing takes the card as served (the wire dict), not the model: the dual
+card and the 1.0-only card are different documents. Both are read the way a
+1.0 reader reads them (:mod:`._card_view`), so a signature made over either
+verifies over the other and with the official SDKs.
+
+The 0.3 members of a dual card (``url``, ``preferredTransport``,
+``additionalInterfaces``, ``security``, the ``type``/``in`` spellings of a
+scheme…) are outside what a 1.0 reader, and so a signature, covers. A 0.3
+client acts on them, so :func:`verify_card` also checks that each agrees with
+the signed 1.0 members and raises :class:`UnsignedContentError` when one does
+not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
+:func:`sign_card` refuses to sign such a card.
+"""
+
+# Which keys to trust is the caller's decision: a verifier MUST NOT accept
+# expired or revoked keys (§8.4.2), and a key is trusted here exactly when it
+# is in the key source given to verify_card; revoking one is removing it from
+# the JWKS (or the list). Only the protected header is read: an unprotected
+# ``header`` can be changed by anyone, so its alg/kid/jku are never used.
+#
+# Two canonical forms are accepted on verification: the SDKs' (empty values
+# dropped, what sign_card produces) and the spec text's (REQUIRED members kept
+# even when empty). Both are functions of the same card, so accepting either
+# lets no other content through; it only spares a card signed by a
+# spec-literal implementation from being rejected here.
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._card_view import (
+    LEGACY_SCHEME_TYPES,
+    drop_empty,
+    legacy_requirements,
+    legacy_scheme,
+    proto_view,
+    signed_content,
+    spec_content,
+)
+from .errors import (
+    InvalidSignatureError,
+    MalformedCardError,
+    MalformedSignatureError,
+    MissingSignatureError,
+    SignatureError,
+    UnsignedContentError,
+)
+from .jcs import CanonicalizationError, canonicalize
+from .jose import (
+    ALGORITHMS,
+    KeySource,
+    SigningKey,
+    b64url_decode,
+    b64url_encode,
+    check_alg,
+    check_algorithms,
+    parse_protected,
+    resolve_key,
+    verify_bytes,
+)
+
+__all__ = [
+    "VerifiedSignature",
+    "add_signature",
+    "canonical_card",
+    "check_unsigned_members",
+    "sign_card",
+    "signed_content",
+    "verify_card",
+]
+
+#: The ``typ`` A2A asks for in the protected header.
+JOSE_TYPE = "JOSE"
+
+
+def canonical_card(card: Mapping[str, Any]) -> bytes:
+    """The bytes a signature over ``card`` covers (RFC 8785 of :func:`signed_content`).
+
+    :raises CanonicalizationError: the card is not an AgentCard (a member of the wrong type).
+    """
+    return canonicalize(signed_content(card))
+
+
+def sign_card(card: Mapping[str, Any], key: SigningKey, *,
+              header: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One ``AgentCardSignature`` (wire dict) over ``card``, made with ``key``.
+
+    The protected header holds ``alg``, ``kid``, ``typ: "JOSE"`` and the key's
+    ``jku`` when it has one; ``header`` becomes the unprotected header.
+
+    :raises ValueError: the card is not an AgentCard, or its 0.3 members disagree with
+        its 1.0 members (a verifier would refuse it; see the module docstring).
+    """
+    if not isinstance(key, SigningKey):
+        raise TypeError("key must be an a2a_core.signing.SigningKey")
+    try:
+        check_unsigned_members(card)
+    except SignatureError as exc:
+        raise ValueError(f"refusing to sign: {exc}") from None
+    payload = canonical_card(card)
+    protected_header = {"alg": key.alg, "kid": key.kid, "typ": JOSE_TYPE}
+    if key.jku:
+        protected_header["jku"] = key.jku
+    protected = b64url_encode(json.dumps(protected_header, separators=(",", ":"),
+                                         sort_keys=True).encode("utf-8"))
+    signing_input = f"{protected}.{b64url_encode(payload)}".encode("ascii")
+    signature: dict[str, Any] = {"protected": protected,
+                                 "signature": b64url_encode(key.sign(signing_input))}
+    if header:
+        signature["header"] = dict(header)
+    return signature
+
+
+def add_signature(card: Mapping[str, Any], key: SigningKey, *,
+                  header: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of ``card`` with a signature by ``key`` appended to its ``signatures``."""
+    signature = sign_card(card, key, header=header)
+    existing = card.get("signatures") or []
+    return {**card, "signatures": [*existing, signature]}
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedSignature:
+    """The signature that verified: its position, its protected header and its key id."""
+
+    index: int
+    header: Mapping[str, Any]
+
+    @property
+    def kid(self) -> str | None:
+        kid = self.header.get("kid")
+        return kid if isinstance(kid, str) else None
+
+    @property
+    def alg(self) -> str:
+        return str(self.header["alg"])
+
+
+def verify_card(card: Mapping[str, Any], keys: KeySource, *,
+                algorithms: Sequence[str] = ALGORITHMS,
+                check_unsigned: bool = True) -> VerifiedSignature:
+    """Return the first of the card's signatures that verifies with a trusted key.
+
+    :param keys: the trusted keys: a public key, a JWK, a JWKS, a list of those, or a
+        callable ``(kid, jku) -> key or JWK or JWKS or None``.
+    :param algorithms: the allow-list; ``none`` can never be on it.
+    :param check_unsigned: also check the 0.3 members against the signed ones.
+    :raises MissingSignatureError: the card has no signatures.
+    :raises SignatureError: (a subclass saying why) no signature verified; with several,
+        ``errors`` has each one's reason.
+    """
+    allowed = check_algorithms(algorithms)
+    if not isinstance(card, Mapping):
+        raise MalformedCardError("the card is not a JSON object")
+    signatures = card.get("signatures")
+    if not signatures:
+        raise MissingSignatureError("the card has no signatures")
+    if not isinstance(signatures, list):
+        raise MalformedCardError("signatures is not a list")
+    payloads = _Payloads(card)
+    failures: list[SignatureError] = []
+    for index, entry in enumerate(signatures):
+        try:
+            header = _verify_one(entry, payloads, keys, allowed)
+        except SignatureError as exc:
+            failures.append(exc)
+            continue
+        if check_unsigned:
+            check_unsigned_members(card)
+        return VerifiedSignature(index, header)
+    if len(failures) == 1:
+        raise failures[0]
+    raise InvalidSignatureError(f"none of the {len(failures)} signatures verified",
+                                errors=failures)
+
+
+class _Payloads:
+    """The card's canonical forms, computed once and only when a signature gets that far."""
+
+    def __init__(self, card: Mapping[str, Any]) -> None:
+        self._card = card
+        self._forms: list[str] | None = None
+
+    def encoded(self) -> list[str]:
+        if self._forms is None:
+            try:
+                forms = [canonicalize(signed_content(self._card)),
+                         canonicalize(spec_content(self._card))]
+            except CanonicalizationError as exc:
+                raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
+            self._forms = list(dict.fromkeys(b64url_encode(form) for form in forms))
+        return self._forms
+
+
+def _verify_one(entry: Any, payloads: _Payloads, keys: KeySource,
+                allowed: Sequence[str]) -> dict[str, Any]:
+    """Verify one AgentCardSignature; return its protected header."""
+    if not isinstance(entry, Mapping):
+        raise MalformedSignatureError("a signature is not a JSON object")
+    protected, signature = entry.get("protected"), entry.get("signature")
+    if not isinstance(protected, str) or not isinstance(signature, str):
+        raise MalformedSignatureError("a signature needs string protected and signature members")
+    header = parse_protected(protected)
+    check_alg(header["alg"], allowed)
+    public_key = resolve_key(keys, header)
+    raw = b64url_decode(signature)
+    error: SignatureError | None = None
+    for payload in payloads.encoded():
+        try:
+            verify_bytes(header["alg"], public_key, f"{protected}.{payload}".encode("ascii"), raw)
+            return header
+        except InvalidSignatureError as exc:
+            error = exc
+    assert error is not None
+    raise error
+
+
+# -- members no signature covers ---------------------------------------------------------
+
+
+def check_unsigned_members(card: Mapping[str, Any]) -> None:
+    """Check that a card's 0.3 members agree with the 1.0 members a signature covers.
+
+    Only a card that has ``supportedInterfaces`` has unsigned 0.3 members: a
+    0.3-only card is read into the 1.0 members and signed as such.
+
+    :raises UnsignedContentError: one of them disagrees (the message names it).
+    :raises MalformedCardError: the card's members have the wrong shape.
+    """
+    interfaces = card.get("supportedInterfaces")
+    if interfaces is None:
+        return
+    try:
+        _check_endpoints(card, interfaces)
+        _check_flags(card)
+        _check_requirements(card.get("security"), card.get("securityRequirements"), "security")
+        skills = card.get("skills")
+        for i, skill in enumerate(skills if isinstance(skills, list) else []):
+            if isinstance(skill, Mapping):
+                _check_requirements(skill.get("security"), skill.get("securityRequirements"),
+                                    f"skills[{i}].security")
+        _check_schemes(card.get("securitySchemes"))
+    except CanonicalizationError as exc:
+        raise MalformedCardError(f"the card's 0.3 members are malformed: {exc}") from None
+
+
+def _unsigned(member: str) -> UnsignedContentError:
+    return UnsignedContentError(
+        f"the 0.3 member {member} is not covered by the signature and disagrees "
+        "with the signed 1.0 members")
+
+
+def _check_endpoints(card: Mapping[str, Any], interfaces: Any) -> None:
+    """``url``/``preferredTransport`` and each ``additionalInterfaces`` entry are declared."""
+    if not isinstance(interfaces, list):
+        raise CanonicalizationError("supportedInterfaces is not a list")
+    declared = {(i.get("url"), i.get("protocolBinding")) for i in interfaces
+                if isinstance(i, Mapping)}
+    if "url" in card and (card["url"], card.get("preferredTransport", "JSONRPC")) not in declared:
+        raise _unsigned("url")
+    additional = card.get("additionalInterfaces") or []
+    if not isinstance(additional, list):
+        raise CanonicalizationError("additionalInterfaces is not a list")
+    for entry in additional:
+        if not isinstance(entry, Mapping) or \
+                (entry.get("url"), entry.get("transport")) not in declared:
+            raise _unsigned("additionalInterfaces")
+    version = card.get("protocolVersion")
+    if version is not None and not (isinstance(version, str) and version.startswith("0.")):
+        raise _unsigned("protocolVersion")
+
+
+def _check_flags(card: Mapping[str, Any]) -> None:
+    flag = card.get("supportsAuthenticatedExtendedCard")
+    capabilities = card.get("capabilities")
+    if flag is None or not isinstance(capabilities, Mapping):
+        return
+    signed = capabilities.get("extendedAgentCard")
+    if signed is not None and bool(flag) != bool(signed):
+        raise _unsigned("supportsAuthenticatedExtendedCard")
+
+
+def _check_requirements(legacy: Any, signed: Any, member: str) -> None:
+    """0.3 ``security`` equals ``securityRequirements`` (when both are there)."""
+    if legacy is None or signed is None:
+        return  # a lone ``security`` is read into the signed members
+    ours = [drop_empty(proto_view(r, "SecurityRequirement")) for r in
+            legacy_requirements(legacy, member)]
+    theirs = signed if isinstance(signed, list) else None
+    if theirs is None:
+        raise CanonicalizationError(f"{member} requirements are not a list")
+    if ours != [drop_empty(proto_view(r, "SecurityRequirement")) for r in theirs]:
+        raise _unsigned(member)
+
+
+def _check_schemes(schemes: Any) -> None:
+    """A scheme spelled both ways says the same thing both ways.
+
+    A 1.0 reader takes such a scheme from its 0.3 members, so it is the 1.0
+    wrapper, read by 1.0-only clients, that must agree with them.
+    """
+    if not isinstance(schemes, Mapping):
+        return
+    for name, scheme in schemes.items():
+        if not isinstance(scheme, Mapping) or "type" not in scheme:
+            continue
+        wrappers = {w: scheme[w] for w in LEGACY_SCHEME_TYPES.values() if w in scheme}
+        if not wrappers:
+            continue
+        legacy = legacy_scheme({k: v for k, v in scheme.items() if k not in wrappers})
+        if drop_empty(proto_view(legacy, "SecurityScheme")) != \
+                drop_empty(proto_view(wrappers, "SecurityScheme")):
+            raise _unsigned(f"securitySchemes[{name!r}]")
