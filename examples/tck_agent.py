@@ -1,41 +1,192 @@
 """The agent to run the official conformance kit (a2a-tck) against.
 
-It behaves like the agent the kit was tuned for (see the kit notes, section 7):
-every task goes SUBMITTED -> WORKING and **stays WORKING**; a follow-up
-message keeps it working; cancel moves it to CANCELED. Messages whose id
-starts with ``test-subscribe-message-id`` / ``test-resubscribe-message-id``
-wait ``TCK_SUBSCRIBE_DELAY`` seconds (default 3) first, so a subscriber can
-attach while the task is live.
+By default it speaks the contract of the kit's A2A 1.0 line (a2a-tck
+``1.0-dev``, version 1.0.0): the kit picks the agent's behaviour by the prefix
+of ``message.messageId``, as its ``scenarios/*.feature`` describe:
+
+* ``tck-complete-task``: COMPLETED, status message "Hello from TCK";
+* ``tck-artifact-text`` / ``-file`` / ``-file-url`` / ``-data``: one artifact
+  (text, inline file ``output.txt``, file URL, data), then COMPLETED;
+* ``tck-message-response``: a bare Message "Direct message response", no task;
+* ``tck-input-required``: INPUT_REQUIRED (a follow-up continues the task);
+* ``tck-reject-task``: REJECTED, status message "rejected";
+* ``tck-stream-001`` / ``-003`` / ``-ordering-001`` / ``-artifact-text`` /
+  ``-artifact-file``: WORKING, one artifact, COMPLETED; ``tck-stream-002``:
+  COMPLETED; ``tck-stream-artifact-chunked``: WORKING, an artifact in two
+  chunks (the second ``lastChunk``), COMPLETED;
+* ``test-resubscribe-message-id``: WORKING, then COMPLETED after
+  2 x ``TCK_STREAMING_TIMEOUT`` seconds (default 2), so a subscriber can attach;
+* anything else: COMPLETED, status message echoing the text it was sent.
+
+With ``TCK_LEGACY=1`` it speaks the contract of the earlier kit line (commit
+410ba92): every task goes SUBMITTED -> WORKING and **stays WORKING**; a
+follow-up keeps it working; cancel moves it to CANCELED; message ids starting
+with ``test-subscribe-message-id`` / ``test-resubscribe-message-id`` wait
+``TCK_SUBSCRIBE_DELAY`` seconds (default 3) first.
 
     PYTHONPATH=. python examples/tck_agent.py              # http://localhost:9999/
-    PYTHONPATH=. TCK_PORT=9000 python examples/tck_agent.py
+    PYTHONPATH=. TCK_PORT=9000 .venv/bin/gunicorn -k gthread --threads 32 \\
+        -b 127.0.0.1:9000 examples.tck_agent:app
 
-The card advertises ``http://localhost:<port>/`` (the kit flags IP addresses
-in cards) and declares streaming, push notifications and the optional
-timestamp extension. Declaring push is what the kit needs: it only exercises
-the push-config CRUD methods, and a card without push trips the kit's own
-TypeError in ``test_push_notification_not_supported_error_32003_enhanced``.
-``tests/conformance/run_tck.py`` runs the kit against this agent.
+It serves A2A 1.0 only (the legacy line: 0.3 and 1.0; ``TCK_VERSIONS=0.3,1.0``
+to choose): with 0.3 served too, a card request without ``A2A-Version`` (the
+1.0 kit sends none for the card) gets the card with the 0.3 members, which the
+kit's strict 1.0 schema check refuses. The card advertises ``A2A_BASE_URL``
+(default ``http://localhost:<TCK_PORT>/``: the kits flag IP addresses in
+cards) and declares what the library implements:
+streaming, push notifications (webhooks on loopback allowed, for the kit's
+receiver) and the optional timestamp extension. ``tests/conformance/run_tck.py``
+runs either kit line against this agent.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 
 from a2a_core.extensions import TimestampExtension
-from a2a_core.models import AgentSkill, Message
-from a2a_wsgi import A2AApp, Agent, AgentContext, serve, working
+from a2a_core.models import AgentSkill, DataPart, FilePart, Message, TaskState, TextPart
+from a2a_wsgi import (
+    A2AApp,
+    Agent,
+    AgentContext,
+    input_required,
+    message,
+    reject,
+    serve,
+    working,
+)
+from a2a_wsgi.agent import Outcome
 from a2a_wsgi.push import PushSettings, UrlPolicy
 
 PORT = int(os.environ.get("TCK_PORT", "9999"))
+LEGACY = os.environ.get("TCK_LEGACY", "") == "1"
+STREAMING_TIMEOUT = float(os.environ.get("TCK_STREAMING_TIMEOUT", "2.0"))
 SUBSCRIBE_DELAY = float(os.environ.get("TCK_SUBSCRIBE_DELAY", "3.0"))
+#: The protocol versions served: the 1.0 kit speaks only 1.0; the legacy line has a 0.3 kit too.
+VERSIONS = tuple(v.strip() for v in os.environ.get(
+    "TCK_VERSIONS", "0.3,1.0" if LEGACY else "1.0").split(",") if v.strip())
 _DELAYED_PREFIXES = ("test-subscribe-message-id", "test-resubscribe-message-id")
+
+#: What one scenario does with a message: an outcome, or None once it completed the task.
+Behaviour = Callable[[Message, AgentContext], Outcome | None]
+
+
+def _complete(text: str | None = None) -> Behaviour:
+    """COMPLETED now, with ``text`` as the status message when given."""
+
+    def run(msg: Message, ctx: AgentContext) -> None:
+        ctx.emit_status(TaskState.COMPLETED, text)
+
+    return run
+
+
+def _artifact(*parts: TextPart | FilePart | DataPart, streamed: bool = False) -> Behaviour:
+    """One artifact holding ``parts``, then COMPLETED (after WORKING when ``streamed``)."""
+
+    def run(msg: Message, ctx: AgentContext) -> None:
+        if streamed:
+            ctx.emit_status(TaskState.WORKING)
+        ctx.emit_artifact(list(parts), name="output")
+        ctx.emit_status(TaskState.COMPLETED)
+
+    return run
+
+
+def _chunked(msg: Message, ctx: AgentContext) -> None:
+    """WORKING, one artifact sent as two chunks (the second is the last), COMPLETED."""
+    ctx.emit_status(TaskState.WORKING)
+    artifact_id = ctx.emit_artifact("chunk-1 ", name="output")
+    ctx.emit_artifact("chunk-2", artifact_id=artifact_id, append=True, last_chunk=True)
+    ctx.emit_status(TaskState.COMPLETED)
+
+
+def _long_running(msg: Message, ctx: AgentContext) -> None:
+    """WORKING for 2 x the kit's streaming timeout (a subscriber attaches), then COMPLETED."""
+    ctx.emit_status(TaskState.WORKING)
+    if _wait(ctx, 2 * STREAMING_TIMEOUT):
+        ctx.emit_status(TaskState.COMPLETED)
+
+
+def _echo(msg: Message, ctx: AgentContext) -> None:
+    """Anything the scenarios do not name: COMPLETED, echoing the text parts."""
+    text = " ".join(p.text for p in msg.parts if isinstance(p, TextPart))
+    ctx.emit_status(TaskState.COMPLETED, f"Echo: {text}")
+
+
+def _wait(ctx: AgentContext, seconds: float) -> bool:
+    """Sleep up to ``seconds``; False as soon as the task is canceled."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if ctx.is_cancelled():
+            return False
+        time.sleep(0.05)
+    return not ctx.is_cancelled()
+
+
+_OUTPUT_FILE = FilePart(raw=b"tck", filename="output.txt", media_type="text/plain")
+
+#: The kit's scenarios by messageId prefix; a longer prefix comes before any it extends.
+SCENARIOS: tuple[tuple[str, Behaviour], ...] = (
+    ("tck-complete-task", _complete("Hello from TCK")),
+    ("tck-artifact-text", _artifact(TextPart(text="Generated text content"))),
+    ("tck-artifact-file-url", _artifact(FilePart(url="https://example.com/output.txt",
+                                                 filename="output.txt",
+                                                 media_type="text/plain"))),
+    ("tck-artifact-file", _artifact(_OUTPUT_FILE)),
+    ("tck-artifact-data", _artifact(DataPart(data={"key": "value", "count": 42}))),
+    ("tck-message-response", lambda msg, ctx: message("Direct message response")),
+    ("tck-input-required", lambda msg, ctx: input_required("More input is needed")),
+    ("tck-reject-task", lambda msg, ctx: reject("rejected")),
+    ("tck-stream-001", _artifact(TextPart(text="Stream hello from TCK"), streamed=True)),
+    ("tck-stream-002", _complete()),
+    ("tck-stream-003", _artifact(TextPart(text="Stream task lifecycle"), streamed=True)),
+    ("tck-stream-ordering-001", _artifact(TextPart(text="Ordered output"), streamed=True)),
+    ("tck-stream-artifact-text", _artifact(TextPart(text="Streamed text content"),
+                                           streamed=True)),
+    ("tck-stream-artifact-file", _artifact(_OUTPUT_FILE, streamed=True)),
+    ("tck-stream-artifact-chunked", _chunked),
+    ("test-resubscribe-message-id", _long_running),
+)
+
+
+def behaviour_for(message_id: str) -> Behaviour:
+    """The scenario whose prefix ``message_id`` starts with; the echo when none does."""
+    for prefix, behaviour in SCENARIOS:
+        if message_id.startswith(prefix):
+            return behaviour
+    return _echo
+
+
+class ScenarioAgent(Agent):
+    """The 1.0 kit line's agent: each messageId prefix selects one scenario."""
+
+    # Wording matters: the kits flag cards mentioning credentials or "internal"-like words.
+    name = "Conformance Agent"
+    description = "Answers each message as the A2A conformance scenarios describe."
+    version = "1.0.0"
+    skills = [
+        AgentSkill(
+            id="conformance",
+            name="Conformance",
+            description="Completes, streams or pauses each task as its message asks",
+            tags=["a2a", "conformance"],
+            examples=["hello"],
+        )
+    ]
+
+    def handle_message(self, msg: Message, ctx: AgentContext) -> Outcome | None:
+        return behaviour_for(msg.message_id)(msg, ctx)
 
 
 class ConformanceAgent(Agent):
-    # Wording matters: the kit flags cards mentioning credentials or "internal"-like words.
+    """The legacy kit line's agent (``TCK_LEGACY=1``): every task stays WORKING until canceled.
+
+    It keeps the name it had when it was the only conformance agent.
+    """
+
     name = "Conformance Agent"
     description = "Accepts every message and keeps its task working until it is canceled."
     version = "1.0.0"
@@ -49,28 +200,28 @@ class ConformanceAgent(Agent):
         )
     ]
 
-    def handle_message(self, msg: Message, ctx: AgentContext) -> object:
+    def handle_message(self, msg: Message, ctx: AgentContext) -> Outcome | None:
         if msg.message_id.startswith(_DELAYED_PREFIXES):
-            deadline = time.monotonic() + SUBSCRIBE_DELAY
-            while time.monotonic() < deadline and not ctx.is_cancelled():
-                time.sleep(0.05)
+            _wait(ctx, SUBSCRIBE_DELAY)
         return working()
 
 
 app = A2AApp(
-    ConformanceAgent(),
+    ConformanceAgent() if LEGACY else ScenarioAgent(),
     base_url=os.environ.get("A2A_BASE_URL", f"http://localhost:{PORT}/"),
-    # Push with the default protections, plus loopback: the kit's webhook receiver listens on
-    # localhost:8888. Every other private, link-local or metadata address stays refused.
+    versions=VERSIONS,
+    # Push with the default protections, plus loopback: the kits' webhook receivers listen
+    # on this machine. Every other private, link-local or metadata address stays refused.
     push=PushSettings(policy=UrlPolicy.allowing_loopback()),
     # The seed's reference extension (optional, active only when a client asks for it):
-    # a real declared extension lets the kit's extension-declaration tests run.
+    # a real declared extension lets the legacy kit's extension-declaration tests run.
     extensions=[TimestampExtension(lambda: datetime.now(timezone.utc))],
 )
 
 
 if __name__ == "__main__":
-    handle = serve(app, f"0.0.0.0:{PORT}")
+    # Loopback only: this agent may POST webhooks to loopback addresses.
+    handle = serve(app, f"127.0.0.1:{PORT}")
     print(f"Conformance agent on http://localhost:{handle.port}/")
     try:
         handle.thread.join()

@@ -1,16 +1,23 @@
 """Run the official A2A conformance kit (a2aproject/a2a-tck) against examples/tck_agent.py.
 
 Not a pytest module: CI cannot fetch the kit, so this is a script a developer
-runs by hand (see README.md next to it). For each protocol version it starts a
-fresh agent on a free port (the kit is not side-effect free: ListTasks results
-depend on how many tasks the server already holds), runs each of the kit's
-categories through pytest exactly as the kit's own ``run_tck.py`` selects
-them, and prints P/T per category, T counting every selected test and P only
-the passed ones (a skip costs as much as a failure), as in
-conformance-kit.md.
+runs by hand (see README.md next to it). It starts a fresh agent under
+gunicorn for each kit run (the kits are not side-effect free: ListTasks
+results depend on how many tasks the server already holds), runs the kit, and
+prints what passed, failed and was skipped.
 
-    python tests/conformance/run_tck.py --kit-10 /tmp/tck-410ba92 \\
-        --kit-03 /tmp/tck-b03fefc --python /tmp/tck-venv/bin/python
+Two kit lines:
+
+* ``--kit-10-dev PATH``: the A2A 1.0 kit (branch ``1.0-dev``, version 1.0.0),
+  run through its own ``run_tck.py`` over every transport the agent's card
+  declares. Prints passed / failed / skipped per RFC 2119 level and per
+  transport, and the kit's per-requirement report.
+* ``--kit-10 PATH`` / ``--kit-03 PATH``: the legacy line (commit 410ba92 for
+  1.0, b03fefc for 0.3), run category by category as before; the agent runs
+  with ``TCK_LEGACY=1`` (every task stays WORKING).
+
+    python tests/conformance/run_tck.py --kit-10-dev /work/tck-1.0
+    python tests/conformance/run_tck.py --kit-10 /work/tck-legacy
 """
 
 from __future__ import annotations
@@ -26,17 +33,31 @@ import tempfile
 import time
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-__all__ = ["CATEGORIES", "SDK_FIGURES", "CategoryResult", "main", "run_version"]
+__all__ = ["CATEGORIES", "LEGACY_SDK_FIGURES", "CategoryResult", "KitRun", "main", "run_kit_10_dev",
+           "run_version"]
 
 REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+#: The project venv's gunicorn, beside the interpreter running this script (never $PATH).
+GUNICORN = Path(sys.executable).parent / "gunicorn"
+AGENT_APP = "examples.tck_agent:app"
+#: Where the 1.0 kit's webhook receiver listens and the agent posts (tck_plugin.py).
+WEBHOOK_HOST = "127.0.0.1"
 
-# (directory, 1.0 marker expression, 0.3 marker expression): what each kit's run_tck.py selects
-# with ``--transports jsonrpc``.
+# The card's protocolBinding -> the 1.0 kit's transport name.
+BINDINGS = {"JSONRPC": "jsonrpc", "HTTP+JSON": "http_json", "GRPC": "grpc"}
+KIT_TRANSPORTS = ("jsonrpc", "http_json", "grpc")
+LEVELS = ("MUST", "SHOULD", "MAY")
+OUTCOMES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+
+# Legacy line: (directory, 1.0 marker expression, 0.3 marker expression), what each kit's
+# run_tck.py selects with ``--transports jsonrpc``.
 CATEGORIES: dict[str, tuple[str, str | None, str | None]] = {
     "mandatory": ("tests/mandatory/", "mandatory or mandatory_protocol or mandatory_jsonrpc",
                   "mandatory_jsonrpc or mandatory_protocol"),
@@ -48,10 +69,267 @@ CATEGORIES: dict[str, tuple[str, str | None, str | None]] = {
 }
 
 # The official a2a-sdk with an agent that leaves tasks WORKING (conformance-kit.md).
-SDK_FIGURES = {"1.0": {"mandatory": (71, 116), "all": (131, 238)},
-               "0.3": {"mandatory": (30, 33), "all": (88, 156)}}
+LEGACY_SDK_FIGURES = {"1.0": {"mandatory": (71, 116), "all": (131, 238)},
+                      "0.3": {"mandatory": (30, 33), "all": (88, 156)}}
 
-WEBHOOK_PORT = 8888  # the kit's push tests bind it (hard-coded upstream)
+LEGACY_WEBHOOK_PORT = 8888  # the legacy kit's push tests bind it (hard-coded upstream)
+
+
+# -- the agent -------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A port nobody listens on right now (the OS picks it)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def gunicorn_argv(port: int, app: str = AGENT_APP, threads: int = 32) -> list[str]:
+    """One gthread worker: the agent's memory store lives in that one process."""
+    return [str(GUNICORN), "-k", "gthread", "--workers", "1", "--threads", str(threads),
+            "-b", f"127.0.0.1:{port}", "--graceful-timeout", "1", app]
+
+
+def sdk_argv(port: int) -> list[str]:
+    """The official a2a-sdk agent for the same contract (sdk_agent.py) under uvicorn."""
+    return [sys.executable, str(HERE / "sdk_agent.py"), str(port)]
+
+
+@contextmanager
+def agent_server(argv: Sequence[str], port: int, env: Mapping[str, str] | None = None,
+                 log: Path | None = None) -> Iterator[str]:
+    """The agent in its own process group, answering on ``http://localhost:<port>``."""
+    full_env = {**os.environ, "TCK_PORT": str(port), "PYTHONPATH": str(REPO), **(env or {})}
+    full_env.pop("A2A_BASE_URL", None)
+    log_path = log or _temp_log("tck-agent-")
+    with log_path.open("wb") as log_file:
+        proc = subprocess.Popen(list(argv), env=full_env, cwd=REPO, stdout=log_file,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        url = f"http://localhost:{port}"
+        try:
+            _wait_for_card(url, proc, log_path)
+            yield url
+        finally:
+            _kill_group(proc)
+
+
+def _temp_log(prefix: str) -> Path:
+    """A log file that outlives the run, so a failure can be read afterwards."""
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=".log")
+    os.close(fd)
+    return Path(name)
+
+
+def _wait_for_card(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Block until the card answers; a server that died says why."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the agent exited with {proc.returncode}:\n"
+                               f"{log.read_text(errors='replace')}")
+        try:
+            with urllib.request.urlopen(url + "/.well-known/agent-card.json", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the agent did not answer on {url} within 30 s (log: {log})")
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    """Terminate a process group, then kill it if it lingers."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def declared_transports(url: str) -> list[str]:
+    """The 1.0 kit's names for the bindings the card declares, in the card's order.
+
+    The card is fetched as the kit fetches it (no A2A-Version header).
+    """
+    with urllib.request.urlopen(url + "/.well-known/agent-card.json", timeout=5) as resp:
+        card = json.load(resp)
+    found: list[str] = []
+    for iface in card.get("supportedInterfaces") or []:
+        name = BINDINGS.get(str(iface.get("protocolBinding", "")))
+        if name is not None and name not in found:
+            found.append(name)
+    return found
+
+
+# -- the 1.0 kit line (1.0-dev) --------------------------------------------------------
+
+
+@dataclass
+class KitRun:
+    """One run of the 1.0 kit: every test's outcome and the kit's own report."""
+
+    transports: list[str]
+    outcomes: dict[str, dict[str, str]]
+    report: dict[str, Any]
+    requirements: list[dict[str, Any]]
+    seconds: float
+    log: Path
+    returncode: int | None
+
+    def table(self) -> dict[str, dict[str, Counter[str]]]:
+        """Outcome counts by level, then by transport ("any": tests bound to none)."""
+        counts: dict[str, dict[str, Counter[str]]] = {}
+        for record in self.outcomes.values():
+            by_transport = counts.setdefault(record["level"], {})
+            by_transport.setdefault(record["transport"], Counter())[record["outcome"]] += 1
+        return counts
+
+    def totals(self) -> Counter[str]:
+        return Counter(record["outcome"] for record in self.outcomes.values())
+
+    def not_passed(self, outcomes: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
+        return sorted((nodeid, rec) for nodeid, rec in self.outcomes.items()
+                      if rec["outcome"] in outcomes)
+
+
+def kit_python(kit: Path, python: str | None) -> str:
+    """The interpreter of the kit's own venv (``<kit>/.venv``) unless one is given."""
+    if python:
+        return python
+    candidate = kit / ".venv" / "bin" / "python"
+    if not candidate.exists():
+        raise SystemExit(f"no {candidate}: create the kit's venv (see README.md) or pass "
+                         "--python")
+    return str(candidate)
+
+
+def run_kit_10_dev(kit: Path, python: str, url: str, transports: Sequence[str],
+                   timeout: float, verbose: bool) -> KitRun:
+    """The kit's own run_tck.py over ``transports``, with tck_plugin.py loaded into it."""
+    with tempfile.TemporaryDirectory(prefix="tck-10-dev-") as tmp:
+        outcomes_path = Path(tmp) / "outcomes.json"
+        log = _temp_log("tck-10-dev-")
+        cmd = [python, "run_tck.py", "--sut-host", url, "--transport", ",".join(transports),
+               "--", "-p", "tck_plugin", f"--webhook-host={WEBHOOK_HOST}",
+               f"--outcomes-file={outcomes_path}", "-p", "no:cacheprovider", "-rfEsxX"]
+        env = {**os.environ, "PYTHONPATH": str(HERE)}
+        started = time.monotonic()
+        returncode = _run_bounded(cmd, kit, env, log, timeout, verbose)
+        seconds = time.monotonic() - started
+        if not outcomes_path.exists():
+            raise RuntimeError(f"the kit wrote no outcomes (exit {returncode}); see {log}")
+        outcomes = json.loads(outcomes_path.read_text())
+    report_path = kit / "reports" / "compatibility.json"
+    report = json.loads(report_path.read_text()) if report_path.exists() else {}
+    return KitRun(list(transports), outcomes, report, kit_requirements(kit, python), seconds,
+                  log, returncode)
+
+
+def _run_bounded(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], log: Path,
+                 timeout: float, verbose: bool) -> int | None:
+    """Run ``cmd`` in its own process group; kill the group after ``timeout`` seconds."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(list(cmd), cwd=cwd, env=dict(env), start_new_session=True,
+                                stdout=None if verbose else out,
+                                stderr=None if verbose else subprocess.STDOUT)
+        try:
+            return proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            print(f"the kit ran over {timeout:.0f} s: stopped", file=sys.stderr)
+            _kill_group(proc)
+            return None
+
+
+_REGISTRY_DUMP = """
+import json
+from tck.requirements.registry import ALL_REQUIREMENTS
+print(json.dumps([{"id": r.id, "level": r.level.value, "title": r.title,
+                   "section": r.section, "tags": list(r.tags)} for r in ALL_REQUIREMENTS]))
+"""
+
+
+def kit_requirements(kit: Path, python: str) -> list[dict[str, Any]]:
+    """Every requirement the kit defines (its registry), tested or not."""
+    out = subprocess.run([python, "-c", _REGISTRY_DUMP], cwd=kit, capture_output=True,
+                         text=True, timeout=60, check=False)
+    if out.returncode != 0:
+        return []
+    requirements: list[dict[str, Any]] = json.loads(out.stdout)
+    return requirements
+
+
+def kit_10_dev_summary(run: KitRun) -> str:
+    """Per level x transport counts, then totals, as plain text."""
+    table = run.table()
+    columns = [t for t in (*KIT_TRANSPORTS, "any")
+               if any(t in by_t for by_t in table.values())]
+    lines = ["A2A 1.0 kit (1.0-dev): tests by level and transport "
+             "(passed/failed/skipped, +xfailed where a SHOULD failed)",
+             f"{'level':<8}" + "".join(f"{c:>20}" for c in columns)]
+    for level in (*LEVELS, "-"):
+        if level not in table:
+            continue
+        cells = [_cell(table[level].get(c, Counter())) for c in columns]
+        lines.append(f"{level:<8}" + "".join(f"{c:>20}" for c in cells))
+    per_transport = [Counter[str]() for _ in columns]
+    for by_t in table.values():
+        for i, c in enumerate(columns):
+            per_transport[i].update(by_t.get(c, Counter()))
+    lines.append(f"{'all':<8}" + "".join(f"{_cell(c):>20}" for c in per_transport))
+    totals = run.totals()
+    lines.append("total: " + ", ".join(f"{totals[o]} {o}" for o in OUTCOMES if totals[o])
+                 + f" of {sum(totals.values())} tests; transports run: "
+                 + ", ".join(run.transports) + f"; {run.seconds:.0f} s")
+    return "\n".join(lines)
+
+
+def _cell(counts: Counter[str]) -> str:
+    failed = counts["failed"] + counts["error"]
+    cell = f"{counts['passed']}/{failed}/{counts['skipped']}"
+    if counts["xfailed"] or counts["xpassed"]:
+        cell += f" +{counts['xfailed']}xf"
+    return cell
+
+
+def requirement_report(run: KitRun) -> str:
+    """The kit's per-requirement verdicts, every requirement of its registry listed."""
+    recorded: dict[str, Any] = run.report.get("per_requirement", {})
+    known = run.requirements or [{"id": r, "level": v.get("level", "?"), "title": ""}
+                                 for r, v in recorded.items()]
+    lines = ["per requirement (the kit's verdict; per transport: PASS / FAIL / SKIPPED)"]
+    counts: Counter[tuple[str, str]] = Counter()
+    for req in known:
+        rec = recorded.get(req["id"])
+        status = rec["status"] if rec else "NOT TESTED"
+        counts[(req["level"], status)] += 1
+        transports = " ".join(f"{t}={s}" for t, s in sorted((rec or {}).get("transports",
+                                                                            {}).items()))
+        lines.append(f"  {req['id']:<24} {req['level']:<6} {status:<10} {transports}"
+                     f"  {req.get('title', '')[:60]}")
+    lines.append("requirements: " + ", ".join(
+        f"{level} {status} {n}" for (level, status), n in sorted(counts.items())))
+    summary = run.report.get("summary", {})
+    if summary:
+        lines.append("the kit's compatibility: " + ", ".join(
+            f"{k.replace('_compatibility', '')} {v}" for k, v in summary.items()
+            if k.endswith("_compatibility")))
+    return "\n".join(lines)
+
+
+def kit_10_dev_details(run: KitRun, show_skips: bool) -> str:
+    """Every test that failed (and, when asked, every skip and xfail) with its reason."""
+    wanted = ["failed", "error", "xpassed"] + (["skipped", "xfailed"] if show_skips else [])
+    lines = [f"  {rec['outcome']:<8} {rec['level']:<6} {rec['transport']:<9} {nodeid}\n"
+             f"           {rec['reason']}" for nodeid, rec in run.not_passed(wanted)]
+    return "\n".join(lines) or "  (none)"
+
+
+# -- the legacy kit line (410ba92 / b03fefc) -------------------------------------------
 
 
 @dataclass
@@ -70,61 +348,6 @@ class CategoryResult:
     @property
     def passed(self) -> int:
         return self.outcomes["passed"]
-
-
-def free_port() -> int:
-    """A port nobody listens on right now (the OS picks it)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def agent_server(port: int) -> Iterator[str]:
-    """examples/tck_agent.py on ``port`` in its own process group, killed on exit."""
-    env = dict(os.environ, TCK_PORT=str(port), PYTHONPATH=str(REPO))
-    env.pop("A2A_BASE_URL", None)
-    proc = subprocess.Popen([sys.executable, str(REPO / "examples" / "tck_agent.py")], env=env,
-                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    url = f"http://localhost:{port}"
-    try:
-        _wait_for_card(url, proc)
-        yield url
-    finally:
-        _kill_group(proc)
-
-
-def _wait_for_card(url: str, proc: subprocess.Popen[bytes]) -> None:
-    """Block until the card answers; a server that died says why."""
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            raise RuntimeError(f"tck_agent exited with {proc.returncode}:\n{err}")
-        try:
-            with urllib.request.urlopen(url + "/.well-known/agent-card.json", timeout=1):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"tck_agent did not answer on {url} within 20 s")
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Terminate the server's process group, then kill it if it lingers."""
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        if proc.poll() is not None:
-            break
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            proc.wait(wait)
-        except subprocess.TimeoutExpired:
-            continue
-    if proc.stderr:
-        proc.stderr.close()
 
 
 def run_category(kit: Path, python: str, version: str, name: str, sut_url: str,
@@ -146,7 +369,7 @@ def run_category(kit: Path, python: str, version: str, name: str, sut_url: str,
         if markers:
             cmd += ["-m", markers]
         started = time.monotonic()
-        subprocess.run(cmd, cwd=kit, env=env, check=False,
+        subprocess.run(cmd, cwd=kit, env=env, check=False, timeout=900,
                        stdout=None if verbose else subprocess.DEVNULL,
                        stderr=None if verbose else subprocess.DEVNULL)
         result = CategoryResult(name, seconds=time.monotonic() - started)
@@ -185,20 +408,21 @@ def _reason(test: dict[str, object]) -> str:
 
 def run_version(kit: Path, python: str, version: str, categories: Sequence[str],
                 verbose: bool = False) -> list[CategoryResult]:
-    """All ``categories`` of one kit against one fresh agent."""
-    with agent_server(free_port()) as url:
+    """All ``categories`` of one legacy kit against one fresh agent (TCK_LEGACY=1)."""
+    port = free_port()
+    with agent_server(gunicorn_argv(port), port, env={"TCK_LEGACY": "1"}) as url:
         return [run_category(kit, python, version, name, url, verbose) for name in categories]
 
 
 def summary(version: str, results: Sequence[CategoryResult]) -> str:
     """The per-category P/T table, with mandatory and all beside the SDK's figures."""
-    lines = [f"A2A {version}",
+    lines = [f"A2A {version} (legacy kit line)",
              f"{'category':<22} {'P/T':>8} {'failed':>7} {'error':>6} {'skipped':>8} {'secs':>6}"]
     for res in results:
         o = res.outcomes
         lines.append(f"{res.name:<22} {res.passed:>3}/{res.total:<4} {o['failed']:>7} "
                      f"{o['error']:>6} {o['skipped']:>8} {res.seconds:>6.1f}")
-    sdk = SDK_FIGURES[version]
+    sdk = LEGACY_SDK_FIGURES[version]
     names = {r.name for r in results}
     mandatory = [r for r in results if r.name == "mandatory"]
     if mandatory:
@@ -232,38 +456,94 @@ def _port_free(port: int) -> bool:
     return True
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kit-10", type=Path, help="checkout of a2a-tck at 410ba92 (A2A 1.0)")
-    parser.add_argument("--kit-03", type=Path, help="checkout of a2a-tck at b03fefc (A2A 0.3)")
-    parser.add_argument("--python", default=sys.executable,
-                        help="interpreter of the venv holding the kit's requirements")
+# -- command line ----------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--kit-10-dev", type=Path,
+                        help="checkout of a2a-tck 1.0-dev (the A2A 1.0 kit, version 1.0.0)")
+    parser.add_argument("--kit-10", type=Path, help="legacy: a2a-tck at 410ba92 (A2A 1.0)")
+    parser.add_argument("--kit-03", type=Path, help="legacy: a2a-tck at b03fefc (A2A 0.3)")
+    parser.add_argument("--python", default=None,
+                        help="interpreter of the kit's venv (default: <kit>/.venv/bin/python)")
+    parser.add_argument("--agent", choices=("a2a-wsgi", "sdk"), default="a2a-wsgi",
+                        help="1.0-dev: examples/tck_agent.py under gunicorn (default), or the "
+                             "official a2a-sdk agent sdk_agent.py under uvicorn")
+    parser.add_argument("--transports", default=None,
+                        help="1.0-dev: comma-separated subset of the declared transports")
+    parser.add_argument("--timeout", type=float, default=420.0,
+                        help="1.0-dev: stop the kit after this many seconds (default 420)")
     parser.add_argument("--categories", default=",".join(CATEGORIES),
-                        help="comma-separated subset of: " + ", ".join(CATEGORIES))
+                        help="legacy: comma-separated subset of: " + ", ".join(CATEGORIES))
     parser.add_argument("--json", type=Path, help="also write the results here as JSON")
     parser.add_argument("--show-skips", action="store_true", help="list skipped tests too")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the kit's output")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _main_10_dev(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    kit = args.kit_10_dev.resolve()
+    python = kit_python(kit, args.python)
+    port = free_port()
+    argv = sdk_argv(port) if args.agent == "sdk" else gunicorn_argv(port)
+    with agent_server(argv, port) as url:
+        declared = declared_transports(url)
+        wanted = declared
+        if args.transports:
+            wanted = [t.strip() for t in args.transports.split(",") if t.strip()]
+            undeclared = sorted(set(wanted) - set(declared))
+            if undeclared:
+                print(f"not declared by the card (their tests skip): {undeclared}",
+                      file=sys.stderr)
+        run = run_kit_10_dev(kit, python, url, wanted, args.timeout, args.verbose)
+    print(kit_10_dev_summary(run))
+    print(f"card declares: {', '.join(declared) or '(nothing the kit knows)'}; tests of "
+          "other transports skip")
+    print(f"\nnot passed{'' if args.show_skips else ' (skips and xfails not listed)'}:\n"
+          f"{kit_10_dev_details(run, args.show_skips)}\n")
+    print(requirement_report(run))
+    print(f"\nkit log: {run.log}; kit reports: {kit / 'reports'}")
+    report["1.0-dev"] = {"agent": args.agent, "transports": run.transports,
+                         "seconds": round(run.seconds, 1), "returncode": run.returncode,
+                         "outcomes": run.outcomes, "kit_report": run.report}
+
+
+def _main_legacy(args: argparse.Namespace, report: dict[str, Any]) -> None:
     categories = [c.strip() for c in args.categories.split(",") if c.strip()]
     unknown = set(categories) - set(CATEGORIES)
-    if unknown or not (args.kit_10 or args.kit_03):
-        parser.error(f"unknown categories {sorted(unknown)}" if unknown
-                     else "give --kit-10 and/or --kit-03")
-    if not _port_free(WEBHOOK_PORT):
-        print(f"warning: port {WEBHOOK_PORT} is busy; the kit's push tests need it",
+    if unknown:
+        raise SystemExit(f"unknown categories {sorted(unknown)}")
+    if not _port_free(LEGACY_WEBHOOK_PORT):
+        print(f"warning: port {LEGACY_WEBHOOK_PORT} is busy; the kit's push tests need it",
               file=sys.stderr)
-    report: dict[str, object] = {}
     for version, kit in (("1.0", args.kit_10), ("0.3", args.kit_03)):
         if kit is None:
             continue
+        kit = kit.resolve()
         started = time.monotonic()
-        results = run_version(kit.resolve(), args.python, version, categories, args.verbose)
+        results = run_version(kit, kit_python(kit, args.python), version, categories,
+                              args.verbose)
         print(summary(version, results))
         print(f"({time.monotonic() - started:.0f} s)\nnot passed"
               f"{'' if args.show_skips else ' (skips not listed)'}:\n"
               f"{details(results, args.show_skips)}\n")
         report[version] = {r.name: {"outcomes": dict(r.outcomes), "not_passed": r.not_passed,
                                     "seconds": round(r.seconds, 1)} for r in results}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not (args.kit_10_dev or args.kit_10 or args.kit_03):
+        parser.error("give --kit-10-dev, or --kit-10 and/or --kit-03")
+    if not GUNICORN.exists():
+        parser.error(f"no {GUNICORN}: run this script with the project venv's python")
+    report: dict[str, Any] = {}
+    if args.kit_10_dev:
+        _main_10_dev(args, report)
+    if args.kit_10 or args.kit_03:
+        _main_legacy(args, report)
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     return 0
