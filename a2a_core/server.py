@@ -50,7 +50,6 @@ from .card_endpoint import CardEndpoint
 from .errors import (
     ExtendedAgentCardNotConfiguredError,
     InternalError,
-    InvalidParamsError,
     InvalidRequestError,
     PushNotificationNotSupportedError,
     RPCError,
@@ -387,12 +386,9 @@ class Dispatcher:
         ctx: CallContext,
         activated: ActivatedExtensions,
     ) -> SendMessageRequest:
-        request: SendMessageRequest = wire.decode_params(operation, params, ctx.version)
-        if len(request.message.parts) > self.max_parts:
-            raise InvalidParamsError(
-                f"params.message.parts: at most {self.max_parts} parts are accepted",
-                field_violations={"params.message.parts": f"more than {self.max_parts} parts"},
-            )
+        request: SendMessageRequest = wire.decode_params(
+            operation, params, ctx.version, max_parts=self.max_parts
+        )
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 

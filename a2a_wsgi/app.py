@@ -212,7 +212,8 @@ class A2AApp:
         if method in ("GET", "HEAD"):
             # Only the card answers GET, and it reads nothing but the validators:
             # skip the body and the header copy (the card is the hot GET path).
-            request = HttpRequest(method=method, path=path, headers=_conditional_headers(environ))
+            request = HttpRequest(method=method, path=path, headers=_conditional_headers(environ),
+                                  query=_card_query(environ))
         else:
             body, too_large = _read_body(environ, self.max_body_bytes)
             request = HttpRequest(method=method, path=path, headers=_headers(environ),
@@ -234,7 +235,7 @@ class A2AApp:
 
     def card_response(self, environ: Mapping[str, Any]) -> HttpResponse:
         """The card for this request, whatever path it came in on (even with the route disabled)."""
-        request = HttpRequest(method="GET", headers=_headers(environ))
+        request = HttpRequest(method="GET", headers=_headers(environ), query=_card_query(environ))
         base_url = self._base_url(environ, self._current().trusted_hosts)
         return self.dispatcher.card_response(request, base_url=base_url)
 
@@ -262,10 +263,18 @@ def _in_many_processes() -> bool:
     return (gunicorn_worker_count() or 1) > 1
 
 
+#: What a card GET reads: its validators, and the version that picks its variant.
 _CONDITIONAL = (
     ("HTTP_IF_NONE_MATCH", "If-None-Match"),
     ("HTTP_IF_MODIFIED_SINCE", "If-Modified-Since"),
+    ("HTTP_A2A_VERSION", "A2A-Version"),
 )
+
+
+def _card_query(environ: Mapping[str, Any]) -> dict[str, str]:
+    """A card GET's query (``?A2A-Version=1.0``); the usual GET has none to parse."""
+    query = environ.get("QUERY_STRING")
+    return dict(parse_qsl(query)) if query else {}
 
 
 def _conditional_headers(environ: Mapping[str, Any]) -> Headers:

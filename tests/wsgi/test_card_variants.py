@@ -36,11 +36,6 @@ CARD_PATH = "/.well-known/agent-card.json"
 #: Members only 0.3 readers need (REFERENCE §6.2, §6.3).
 LEGACY_TOP = {"url", "preferredTransport", "protocolVersion", "additionalInterfaces",
               "supportsAuthenticatedExtendedCard", "security"}
-#: Why the app's own card route cannot see the version yet (a2a_wsgi/app.py).
-NEEDS_APP_HEADERS = pytest.mark.xfail(
-    strict=True,
-    reason="A2AApp builds the card GET's HttpRequest from If-None-Match/If-Modified-Since "
-           "only (app.py _CONDITIONAL) and without the query string")
 
 SCHEMES = {
     "key": APIKeySecurityScheme(name="X-Key", location="header", description="k"),
@@ -204,7 +199,6 @@ def test_the_extended_card_is_strict_in_the_negotiated_version(site: str, versio
         assert "supportedInterfaces" not in card
 
 
-@NEEDS_APP_HEADERS
 def test_the_apps_own_route_serves_the_strict_card_for_the_header() -> None:
     with served(A2AApp(Planner(), agent_card_opts=RICH)) as handle:
         url = handle.url + CARD_PATH
@@ -214,7 +208,6 @@ def test_the_apps_own_route_serves_the_strict_card_for_the_header() -> None:
         assert strict.headers["ETag"] != fetch(url).headers["ETag"]
 
 
-@NEEDS_APP_HEADERS
 def test_the_apps_own_route_serves_the_strict_card_for_the_query_parameter() -> None:
     with served(A2AApp(Planner(), agent_card_opts=RICH)) as handle:
         assert_strict(fetch(handle.url + CARD_PATH + "?A2A-Version=1.0"))
