@@ -118,14 +118,15 @@ class AgentRunner:
             raise
 
     def new_run(self, msg: Message, scope: Scope, call: CallContext,
-                push: PushNotificationConfig | None) -> Run:
-        """A run for a message that names no task: the task is stored later (runtime Rule 3)."""
+                push: PushNotificationConfig | None, fingerprint: str) -> Run:
+        """A run for a message that names no task: the task is stored later (runtime Rule 3),
+        claiming the message's id with the request's ``fingerprint``."""
         task_id = self.changes.new_id("tsk")
         context_id = msg.context_id or self.changes.new_id("ctx")
         bound = replace(msg, task_id=task_id, context_id=context_id)
         return self.register(Run(task_id=task_id, context_id=context_id, scope=scope,
                                  message=bound, history=(bound,), is_new=True, call=call,
-                                 push=push))
+                                 push=push, fingerprint=fingerprint))
 
     def continued_run(self, msg: Message, task_id: str, scope: Scope, call: CallContext,
                       push: PushNotificationConfig | None) -> Run:
@@ -159,11 +160,10 @@ class AgentRunner:
         return run.snapshot.task
 
     def result(self, run: Run) -> Task | Message:
-        """What a blocking send answers once the run is over: the task as the run left it."""
+        """What a blocking send answers once the run is over: the task as the run left it
+        (a run whose message had made a task already is answered by the caller)."""
         if run.error is not None:
             raise run.error
-        if run.duplicate_of is not None:
-            return self._updates.settled(run.duplicate_of, run.scope)
         if run.reply is not None:
             return run.reply
         if run.latest is not None:
@@ -334,8 +334,10 @@ class AgentRunner:
                         timestamp=self._clock())
         if run.push is not None:  # first, so the planner sees it for ``then``'s events
             self._push.put(task.id, run.push, run.scope[1], run.call.version)
-        message_id = run.message.message_id if run.is_new else None
-        stored = self._updates.create(task, run.scope, then, message_id=message_id)
+        # Only a new task's run has a fingerprint: its creating message is claimed.
+        message_id = run.message.message_id if run.fingerprint is not None else None
+        stored = self._updates.create(task, run.scope, then, message_id=message_id,
+                                      fingerprint=run.fingerprint)
         with run.cond:
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)

@@ -127,6 +127,15 @@ class LeaseKeeper:
         except Exception:
             log.exception("could not release the lease of task %s", run.task_id)
 
+    def running(self, task_id: str) -> bool:
+        """Is a run of the task active: in this process, or on a worker whose lease is live?"""
+        if self._runs.of(task_id):
+            return True
+        if self.lease_seconds is None:
+            return False  # one process: its registry knows every run
+        lease = self.store.get_lease(task_id)
+        return lease is not None and lease.expires_at > utc_now()
+
     # -- the keeper thread ---------------------------------------------------------------
 
     def _ensure_thread(self) -> None:

@@ -35,9 +35,12 @@ class Run:
         call: CallContext,
         push: PushNotificationConfig | None,
         snapshot: StoredTask | None = None,
+        fingerprint: str | None = None,
     ) -> None:
         self.task_id, self.context_id, self.scope = task_id, context_id, scope
         self.message, self.is_new, self.push, self.call = message, is_new, push, call
+        #: The request fingerprint a new task's creating message is claimed with.
+        self.fingerprint = fingerprint
         #: True while this process holds the task's work lease for this run.
         self.leased = False
         self.cond = threading.Condition()
@@ -61,8 +64,8 @@ class Run:
         self.done = False
         self.reply: Message | None = None
         self.error: RPCError | None = None
-        #: Set when this run's message had already created a task (idempotent sends):
-        #: that task's id, which the send answers instead.
+        #: Set when this run's message (same id, same request) had already created a
+        #: task (idempotent sends): that task's id, which the send answers instead.
         self.duplicate_of: str | None = None
 
     @property

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from a2a_core.errors import (
@@ -20,6 +21,7 @@ from a2a_core.errors import (
     InvalidTransitionError,
     TaskNotCancelableError,
 )
+from a2a_core.idempotency import request_fingerprint
 from a2a_core.models import (
     AgentCard,
     CancelTaskRequest,
@@ -79,6 +81,8 @@ class Runtime:
     ``clock`` returns aware UTC datetimes; ``id_factory(prefix)`` returns unique
     ids ("tsk", "ctx", "msg", "art", "pcfg" prefixes); ``owner_key`` maps the
     caller's identity to the owner string tasks are scoped by.
+    ``retry_wait_timeout`` is the longest a retried blocking send waits for the
+    task its first send is still running (docs/protocol.md, "Retried sends").
     """
 
     def __init__(
@@ -104,7 +108,10 @@ class Runtime:
         max_history: int | None = None,
         max_artifacts: int | None = None,
         rerun_attempts: int = 3,
+        retry_wait_timeout: float = 30.0,
     ) -> None:
+        if retry_wait_timeout < 0:
+            raise ValueError("retry_wait_timeout must be 0 or more seconds")
         self.agent = agent
         self.store: TaskStore = open_store(store)
         clock = clock or utc_now
@@ -112,6 +119,7 @@ class Runtime:
         self._owner_key = owner_key or default_owner
         self._extended_card = extended_card
         self._rerun_attempts = rerun_attempts
+        self._retry_wait = retry_wait_timeout
         self._runs = RunRegistry()
         self._updates = TaskUpdates(self.store, self._runs, on_transition=on_transition,
                                     push_planner=push_planner, on_outbox=on_outbox,
@@ -127,7 +135,8 @@ class Runtime:
                                    keeper=self._keeper, runs=self._runs,
                                    push_configs=self._push, pool=self._pool, clock=clock)
         self._keeper.rerun = self._runner.rerun
-        self._streams = Subscriptions(self.store, heartbeat_interval=heartbeat_interval,
+        self._streams = Subscriptions(self.store, running=self._keeper.running,
+                                      heartbeat_interval=heartbeat_interval,
                                       resubscribe_timeout=resubscribe_timeout)
         self._card = self._build_card(push_enabled)
         _LIVE.add(self)
@@ -200,16 +209,20 @@ class Runtime:
     def send_message(self, request: SendMessageRequest, ctx: CallContext) -> Task | Message:
         """Blocking sends run the agent in this thread; others return the SUBMITTED task.
 
-        A new-task message this caller already sent answers the task it created
-        (reliability.md §3b: a retried send makes no second task).
+        A new-task request this caller already sent (same messageId, same request)
+        answers the task it created (reliability.md §3b: a retried send makes no
+        second task); a reused messageId with another request is a new send.
         """
         blocking = request.configuration is None or request.configuration.blocking
-        earlier = self._sent_before(request, ctx)
+        fingerprint = request_fingerprint(request)
+        earlier = self._sent_before(request, fingerprint, ctx)
         if earlier is not None:
-            return self._updates.settled(earlier.id, self._scope(ctx)) if blocking else earlier
-        run = self._begin(request, ctx)
+            return self._replayed(earlier.id, ctx) if blocking else earlier
+        run = self._begin(request, fingerprint, ctx)
         if blocking:
             self._runner.execute(run)
+            if run.duplicate_of is not None:  # a concurrent send of it stored its task first
+                return self._replayed(run.duplicate_of, ctx)
             return self._runner.result(run)
         try:
             task = self._runner.create_submitted(run)
@@ -218,29 +231,43 @@ class Runtime:
         self._runner.submit(run)
         return task
 
+    def _replayed(self, task_id: str, ctx: CallContext) -> Task:
+        """What a retried blocking send answers: what its first send would answer now.
+
+        With no run of the task active, the task as it is; else the task once it
+        settles, the run ends, the client hangs up or ``retry_wait_timeout`` passes.
+        """
+        return self._updates.settled(task_id, self._scope(ctx),
+                                     running=partial(self._keeper.running, task_id),
+                                     client_gone=ctx.client_gone, limit=self._retry_wait)
+
     def send_streaming_message(
         self, request: SendMessageRequest, ctx: CallContext
     ) -> Iterator[StreamItem]:
         """Validate now (errors are plain JSON-RPC errors), then stream the run's events.
 
-        A new-task message this caller already sent streams the task it created.
+        A new-task request this caller already sent streams the task it created.
         """
-        earlier = self._sent_before(request, ctx)
+        fingerprint = request_fingerprint(request)
+        earlier = self._sent_before(request, fingerprint, ctx)
         if earlier is not None:
-            return self._streams.resent(earlier.id, self._scope(ctx))
-        run = self._begin(request, ctx)
+            return self._streams.resent(earlier.id, self._scope(ctx), ctx.client_gone)
+        run = self._begin(request, fingerprint, ctx)
         self._runner.submit(run)
         return self._streams.run_stream(run)
 
-    def _sent_before(self, request: SendMessageRequest, ctx: CallContext) -> Task | None:
-        """The task this new-task message already created for this caller, if any."""
+    def _sent_before(self, request: SendMessageRequest, fingerprint: str,
+                     ctx: CallContext) -> Task | None:
+        """The task this new-task request (same id, same fingerprint) already created for
+        this caller, if any."""
         msg = request.message
         if msg.task_id is not None:
             return None
         owner, tenant = self._scope(ctx)
-        return self.store.find_by_message(msg.message_id, owner=owner, tenant=tenant)
+        return self.store.find_by_message(msg.message_id, fingerprint=fingerprint,
+                                          owner=owner, tenant=tenant)
 
-    def _begin(self, request: SendMessageRequest, ctx: CallContext) -> Run:
+    def _begin(self, request: SendMessageRequest, fingerprint: str, ctx: CallContext) -> Run:
         """A run for a new task, or a continuation already applied to its task."""
         config = request.configuration
         push = config.push_notification_config if config is not None else None
@@ -248,14 +275,15 @@ class Runtime:
             self._push.check(push, ctx.version)  # -32602 before any write
         msg = request.message
         if msg.task_id is None:
-            return self._runner.new_run(msg, self._scope(ctx), ctx, push)
+            return self._runner.new_run(msg, self._scope(ctx), ctx, push, fingerprint)
         return self._runner.continued_run(msg, msg.task_id, self._scope(ctx), ctx, push)
 
     def subscribe_to_task(
         self, request: SubscribeToTaskRequest, ctx: CallContext
     ) -> Iterator[StreamItem]:
         """Current task, then each change from the event log; never re-runs the agent."""
-        return self._streams.subscribe(request.id, self._scope(ctx), ctx.last_event_id)
+        return self._streams.subscribe(request.id, self._scope(ctx), ctx.last_event_id,
+                                       ctx.client_gone)
 
     # -- reading and canceling ----------------------------------------------------------
 

@@ -4,7 +4,9 @@ Every item but a bare Message carries its event-log sequence number as the SSE
 id (a task snapshot: the number of the last event it includes), so a client
 that reconnects with ``Last-Event-ID`` is replayed exactly what came after it.
 Quiet streams get a heartbeat every ``heartbeat_interval`` seconds; a
-subscription that hears nothing for ``resubscribe_timeout`` seconds ends.
+subscription that hears nothing for ``resubscribe_timeout`` seconds ends, and
+a stream whose client hung up (the call's ``client_gone``) ends within
+:data:`SETTLE_POLL` seconds rather than at its next heartbeat's failed write.
 Once :meth:`Subscriptions.stop` is called (the server is shutting down) every
 open stream ends at its next wake-up, at most ``STOP_POLL`` seconds later:
 the generator returns, so the server writes a proper end of the response and
@@ -25,11 +27,15 @@ from a2a_core.service import HEARTBEAT, OutboundEvent, StreamItem
 from ..stores import EventsExpiredError, StoredTask, TaskStore
 from ._defaults import Scope
 from ._runs import Run
+from ._updates import SETTLE_POLL
 
 __all__ = ["STOP_POLL", "Subscriptions", "parse_seq"]
 
 #: Longest a stream following a stored task waits before it looks at the stop flag.
 STOP_POLL = 1.0
+
+#: ``client_gone`` of a call: True once its client hung up (None: cannot tell).
+ClientGone = Callable[[], bool] | None
 
 
 def parse_seq(value: str | None) -> int | None:
@@ -59,12 +65,21 @@ def _is_terminal_event(event: StreamEvent) -> bool:
     return isinstance(event, TaskStatusUpdateEvent) and event.status.state.is_terminal
 
 
-class Subscriptions:
-    """Turns runs and event logs into stream items."""
+def _settled(stored: StoredTask) -> bool:
+    state = stored.task.status.state
+    return state.is_terminal or state.is_interrupted
 
-    def __init__(self, store: TaskStore, *, heartbeat_interval: float,
-                 resubscribe_timeout: float) -> None:
-        self._store = store
+
+class Subscriptions:
+    """Turns runs and event logs into stream items.
+
+    ``running(task_id)`` says whether a run of the task is active anywhere (a
+    resent message's stream follows its task only while one is).
+    """
+
+    def __init__(self, store: TaskStore, *, running: Callable[[str], bool],
+                 heartbeat_interval: float, resubscribe_timeout: float) -> None:
+        self._store, self._running = store, running
         self._heartbeat, self._resubscribe_timeout = heartbeat_interval, resubscribe_timeout
         #: Set when the server stops: open streams end cleanly, new ones end after their first item.
         self.stopping = threading.Event()
@@ -89,6 +104,8 @@ class Subscriptions:
             while not self._wait(run, lambda: run.snapshot is not None or run.reply is not None
                                  or run.done):
                 yield HEARTBEAT
+            if run.detached.is_set():
+                return  # the client hung up; the run goes on as after a failed write
             if (self.stopping.is_set() and run.snapshot is None and run.reply is None
                     and not run.done):
                 return  # nothing to send yet; the run goes on (its task is in the store)
@@ -96,7 +113,7 @@ class Subscriptions:
                 yield run.reply
                 return
             if run.snapshot is None and run.duplicate_of is not None:
-                yield from self.resent(run.duplicate_of, run.scope)
+                yield from self.resent(run.duplicate_of, run.scope, run.call.client_gone)
                 return
             if run.snapshot is None:
                 raise run.error or InternalError()
@@ -133,17 +150,35 @@ class Subscriptions:
                 return
             if not self._wait(run, partial(run.moved_on, ticks)):
                 yield HEARTBEAT
+            if run.detached.is_set():
+                return
 
     def _wait(self, run: Run, predicate: Callable[[], bool]) -> bool:
-        """Wait for ``predicate``, a heartbeat's time or stop(); False means send a heartbeat."""
-        with run.cond:
-            return run.cond.wait_for(lambda: predicate() or self.stopping.is_set(),
-                                     timeout=self._heartbeat)
+        """Wait for ``predicate``, a heartbeat's time, stop() or the client hanging up;
+        False means send a heartbeat.
+
+        A client that can be watched is looked at every :data:`SETTLE_POLL` seconds;
+        once it is gone ``run.detached`` is set, as when a write to it fails.
+        """
+        gone = run.call.client_gone
+        deadline = time.monotonic() + self._heartbeat
+        while True:
+            left = max(deadline - time.monotonic(), 0.0)
+            step = left if gone is None else min(left, SETTLE_POLL)
+            with run.cond:
+                if run.cond.wait_for(lambda: predicate() or self.stopping.is_set(),
+                                     timeout=step):
+                    return True
+            if gone is not None and gone():
+                run.detached.set()
+                return True
+            if step >= left:
+                return False
 
     # -- following a stored task -----------------------------------------------------------
 
-    def subscribe(self, task_id: str, scope: Scope,
-                  last_event_id: str | None) -> Iterator[StreamItem]:
+    def subscribe(self, task_id: str, scope: Scope, last_event_id: str | None,
+                  client_gone: ClientGone = None) -> Iterator[StreamItem]:
         """Check now (errors are plain JSON-RPC errors), then follow the task's log.
 
         With ``Last-Event-ID`` (a sequence number we sent) the snapshot is skipped
@@ -157,26 +192,45 @@ class Subscriptions:
             raise UnsupportedOperationError(
                 f"Task {task_id} is in a terminal state ({stored.task.status.state.value})"
             )
-        return self.follow(stored, resume)
+        return self.follow(stored, resume, client_gone)
 
-    def resent(self, task_id: str, scope: Scope) -> Iterator[StreamItem]:
-        """A stream for a message sent again: the task it created, followed while it runs."""
+    def resent(self, task_id: str, scope: Scope,
+               client_gone: ClientGone = None) -> Iterator[StreamItem]:
+        """A stream for a request sent again: what its first stream would show now.
+
+        The task it created, and nothing more when the task has settled (terminal
+        or interrupted) or no run of it is active (nothing will change it). While
+        a run is active, the task's events follow until one settles it, the run
+        ends, the client goes, the quiet timeout passes or :meth:`stop` is called.
+        """
+        active = self._running(task_id)
         stored = self._store.load(task_id, owner=scope[0], tenant=scope[1])
         if stored is None:
             raise TaskNotFoundError(f"Task {task_id} not found")
-        state = stored.task.status.state
-        if state.is_terminal or state.is_interrupted:
+        if _settled(stored) or not active:
             return iter((OutboundEvent(stored.task, str(stored.event_seq)),))
-        return self.follow(stored, None)
+        return self._follow_run(stored, client_gone)
 
-    def follow(self, stored: StoredTask, resume: int | None) -> Iterator[StreamItem]:
-        """The task (unless resuming), then its logged events until a terminal one."""
+    def _follow_run(self, stored: StoredTask, client_gone: ClientGone) -> Iterator[StreamItem]:
+        task_id = stored.task.id
+        yield OutboundEvent(stored.task, str(stored.event_seq))
         try:
-            yield from self._follow_log(stored, resume)
+            yield from self._tail(task_id, stored.event_seq, ends=_ends_stream,
+                                  running=partial(self._running, task_id),
+                                  client_gone=client_gone)
         except EventsExpiredError as err:
             raise _replay_gap(err) from None
 
-    def _follow_log(self, stored: StoredTask, resume: int | None) -> Iterator[StreamItem]:
+    def follow(self, stored: StoredTask, resume: int | None,
+               client_gone: ClientGone = None) -> Iterator[StreamItem]:
+        """The task (unless resuming), then its logged events until a terminal one."""
+        try:
+            yield from self._follow_log(stored, resume, client_gone)
+        except EventsExpiredError as err:
+            raise _replay_gap(err) from None
+
+    def _follow_log(self, stored: StoredTask, resume: int | None,
+                    client_gone: ClientGone) -> Iterator[StreamItem]:
         task_id = stored.task.id
         if resume is None:
             after = stored.event_seq
@@ -187,28 +241,42 @@ class Subscriptions:
                 for seq, event in self._store.events_after(task_id, after):
                     yield OutboundEvent(event, str(seq))
                 return
-        yield from self._tail(task_id, after)
+        yield from self._tail(task_id, after, client_gone=client_gone)
 
-    def _tail(self, task_id: str, after: int) -> Iterator[StreamItem]:
-        """Wait for events after ``after``; end on a terminal one, after the quiet timeout
-        or on stop().
+    def _tail(self, task_id: str, after: int, *,
+              ends: Callable[[StreamEvent], bool] = _is_terminal_event,
+              running: Callable[[], bool] | None = None,
+              client_gone: ClientGone = None) -> Iterator[StreamItem]:
+        """Wait for events after ``after``; end on an event ``ends`` accepts, after the
+        quiet timeout, on stop(), once the client is gone, or once ``running()`` is
+        False (after reading what the run logged last).
 
-        Waits are cut into slices of at most :data:`STOP_POLL` seconds: a store's
-        wait cannot be interrupted, and a stop must not wait for the next heartbeat.
+        Waits are cut into slices of at most :data:`STOP_POLL` seconds (or
+        :data:`SETTLE_POLL` when the client can be watched): a store's wait cannot
+        be interrupted, and a stop or a hang-up must not wait for the next heartbeat.
         """
+        poll = STOP_POLL if client_gone is None else min(STOP_POLL, SETTLE_POLL)
         quiet_since = beat_at = time.monotonic()
         while not self.stopping.is_set():
+            if client_gone is not None and client_gone():
+                return
+            active = running is None or running()
             now = time.monotonic()
             left = self._resubscribe_timeout - (now - quiet_since)
             if left <= 0:
                 return
-            wait = min(max(self._heartbeat - (now - beat_at), 0.0), left, STOP_POLL)
-            batch = self._store.wait_for_events(task_id, after, wait)
+            if active:
+                wait = min(max(self._heartbeat - (now - beat_at), 0.0), left, poll)
+                batch = self._store.wait_for_events(task_id, after, wait)
+            else:
+                batch = self._store.events_after(task_id, after)
             for seq, event in batch:
                 after = seq
                 yield OutboundEvent(event, str(seq))
-                if _is_terminal_event(event):
+                if ends(event):
                     return
+            if not active:
+                return
             now = time.monotonic()
             if batch:
                 quiet_since = beat_at = now

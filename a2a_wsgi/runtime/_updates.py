@@ -8,6 +8,7 @@ After each save the transition is reported and this process's runs are poked.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -19,10 +20,11 @@ from ..stores import ConflictError, OutboxEntry, StoredTask, TaskStore
 from ._defaults import CAS_RETRIES, Change, PushPlanner, Scope, log
 from ._runs import RunRegistry
 
-__all__ = ["TaskUpdates"]
+__all__ = ["SETTLE_POLL", "TaskUpdates"]
 
-#: Seconds between re-reads while a resent message waits for its task (events wake it).
-_SETTLE_POLL = 1.0
+#: Longest slice of a retried send's wait for its task: between two slices it looks
+#: whether the run is still active and the client still there (events end a slice early).
+SETTLE_POLL = 0.5
 
 
 class TaskUpdates:
@@ -54,13 +56,14 @@ class TaskUpdates:
         return task
 
     def create(self, task: Task, scope: Scope, then: Change | None = None, *,
-               message_id: str | None = None) -> StoredTask:
+               message_id: str | None = None, fingerprint: str | None = None) -> StoredTask:
         """Store a new task, already changed by ``then``, in one save (runtime Rule 3).
 
         Both transitions (created, then changed) are reported, and the change's
         events open the task's log, as if the task had been saved and then updated.
-        ``message_id`` is recorded with the task, so a resent message finds it
-        (the store raises DuplicateMessageError when it already created one).
+        ``message_id`` and the request's ``fingerprint`` are recorded with the task,
+        so the same request resent finds it (the store raises DuplicateMessageError
+        when it already created one).
         """
         updated, events = then(task) if then is not None else (task, ())
         if updated is not task or events:
@@ -68,7 +71,7 @@ class TaskUpdates:
         outbox = self._plan_push(updated, 0, events)
         version = self.store.save(updated, expected_version=None, owner=scope[0],
                                   tenant=scope[1], events=events, outbox=outbox,
-                                  message_id=message_id)
+                                  message_id=message_id, fingerprint=fingerprint)
         self._committed(None, task)
         if updated is not task:
             self._committed(task, updated)
@@ -97,17 +100,32 @@ class TaskUpdates:
             return StoredTask(updated, version, stored.event_seq + len(events))
         raise RuntimeError(f"task {task_id} kept changing; gave up after {CAS_RETRIES} tries")
 
-    def settled(self, task_id: str, scope: Scope) -> Task:
-        """The task once it stops running (terminal or interrupted), as a blocking send
-        answers it: a resent message waits for the run its first send started."""
+    def settled(self, task_id: str, scope: Scope, *, running: Callable[[], bool],
+                client_gone: Callable[[], bool] | None, limit: float) -> Task:
+        """The task as a retried blocking send answers it: once it settles (terminal or
+        interrupted), or as it is when the wait ends first.
+
+        The wait ends when ``running()`` is False (no run of the task is active
+        anywhere, so nothing will settle it: a task the agent left WORKING is
+        answered at once), when ``client_gone()`` is True, or after ``limit``
+        seconds. ``running`` is asked before each read, so a run that ends after
+        settling the task is answered with the settled task. The store's wait is
+        cut into slices of at most :data:`SETTLE_POLL` seconds, so a client that
+        hung up is noticed within one.
+        """
+        deadline = time.monotonic() + limit
         while True:
+            active = running()
             stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
             if stored is None:
                 raise TaskNotFoundError(f"Task {task_id} not found")
             state = stored.task.status.state
-            if state.is_terminal or state.is_interrupted:
+            if state.is_terminal or state.is_interrupted or not active:
                 return stored.task
-            self.store.wait_for_events(task_id, stored.event_seq, _SETTLE_POLL)
+            left = deadline - time.monotonic()
+            if left <= 0 or (client_gone is not None and client_gone()):
+                return stored.task
+            self.store.wait_for_events(task_id, stored.event_seq, min(left, SETTLE_POLL))
 
     def _bounded(self, task: Task) -> Task:
         """Keep the newest ``max_history`` messages and ``max_artifacts`` artifacts."""

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from .base import (
+    LEGACY_FINGERPRINT,
     ConflictError,
     Delivery,
     DuplicateMessageError,
@@ -31,6 +32,7 @@ __all__ = [
     "Delivery",
     "DuplicateMessageError",
     "EventsExpiredError",
+    "LEGACY_FINGERPRINT",
     "Lease",
     "OutboxEntry",
     "StoredTask",

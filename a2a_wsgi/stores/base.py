@@ -23,6 +23,11 @@ durable stores, by every process and host. These rules make that safe:
   webhook sees a task's events in order.
 * **Leases** say which worker runs a task. The worker renews them; when it dies
   the lease expires and any other worker's reaper takes it over atomically.
+* **Message claims.** A new task may be saved with the id and the request
+  fingerprint (:func:`a2a_core.idempotency.request_fingerprint`) of the message
+  that created it; (owner, tenant, message id, fingerprint) then names at most
+  one task, so a retried send finds it and a reused id with another request
+  does not.
 
 Times are aware UTC datetimes passed in by the caller; stores never guess the time.
 """
@@ -41,16 +46,23 @@ __all__ = [
     "Delivery",
     "DuplicateMessageError",
     "EventsExpiredError",
+    "LEGACY_FINGERPRINT",
     "Lease",
     "OutboxEntry",
     "StoredTask",
     "TaskCursor",
     "TaskStore",
     "as_utc",
+    "message_claim",
     "sort_key",
     "to_micros",
     "from_micros",
 ]
+
+#: The fingerprint of message claims recorded before fingerprints were (schema version 2).
+#: Real fingerprints are 64 hex digits, so these never match one: a send made before the
+#: upgrade and retried after it is taken for a new send.
+LEGACY_FINGERPRINT = "legacy"
 
 #: A position in the newest-first listing order: (status timestamp, task id), exclusive.
 TaskCursor = tuple[datetime, str]
@@ -69,9 +81,10 @@ class ConflictError(Exception):
 
 
 class DuplicateMessageError(ConflictError):
-    """A new task's creating message id was already used by this owner and tenant.
+    """A new task's creating message (id and request fingerprint) was already claimed
+    by this owner and tenant.
 
-    A client retrying a send re-sends the same messageId (reliability.md §3b):
+    A client retrying a send re-sends the same request (reliability.md §3b):
     the runtime answers ``task_id``, the task that message already created.
     """
 
@@ -141,6 +154,15 @@ Deliveries = list[Delivery]
 Leases = list[Lease]
 
 
+def message_claim(message_id: str | None, fingerprint: str | None) -> tuple[str, str] | None:
+    """(message id, fingerprint) of a save that claims its creating message, else None."""
+    if message_id is None and fingerprint is None:
+        return None
+    if message_id is None or fingerprint is None:
+        raise ValueError("a message claim needs both message_id and fingerprint")
+    return message_id, fingerprint
+
+
 def as_utc(stamp: datetime) -> datetime:
     """Naive timestamps are read as UTC, so they compare with aware ones."""
     return stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None else stamp
@@ -180,20 +202,24 @@ class TaskStore(Protocol):
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
+             fingerprint: str | None = None) -> int:
         """Store ``task``, append ``events`` and queue ``outbox`` atomically; the new version.
 
         ``expected_version=None`` creates (ConflictError when the id exists);
         otherwise the stored version must equal it (ConflictError if not).
-        ``message_id`` (creates only) records the message that created the task;
-        when (owner, tenant, message_id) already names a task, nothing is written
-        and :class:`DuplicateMessageError` names that task.
+        ``message_id`` and ``fingerprint`` (both or neither; creates only) claim
+        the message that created the task; when (owner, tenant, message_id,
+        fingerprint) already names a task, nothing is written and
+        :class:`DuplicateMessageError` names that task. The same id with another
+        fingerprint is another claim.
         """
         ...
 
-    def find_by_message(self, message_id: str, *, owner: str | None = None,
+    def find_by_message(self, message_id: str, *, fingerprint: str, owner: str | None = None,
                         tenant: str | None = None) -> Task | None:
-        """The task this owner's and tenant's message ``message_id`` created, if any."""
+        """The task this owner's and tenant's message ``message_id`` created with a request
+        of this ``fingerprint``, if any."""
         ...
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
@@ -281,6 +307,10 @@ class TaskStore(Protocol):
 
     def expired_leases(self, now: datetime, *, limit: int = 100) -> Leases:
         """Leases whose worker stopped renewing them."""
+        ...
+
+    def get_lease(self, task_id: str) -> Lease | None:
+        """The task's lease, live or expired (None: no worker runs it)."""
         ...
 
     # -- retention -----------------------------------------------------------------------

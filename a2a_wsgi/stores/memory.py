@@ -26,6 +26,7 @@ from .base import (
     StoredTask,
     TaskCursor,
     as_utc,
+    message_claim,
     sort_key,
 )
 
@@ -66,8 +67,8 @@ class MemoryTaskStore:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._tasks: dict[str, _Record] = {}
-        #: (owner, tenant, message id) -> the task that message created.
-        self._by_message: dict[tuple[str | None, str | None, str], str] = {}
+        #: (owner, tenant, message id, request fingerprint) -> the task that message created.
+        self._by_message: dict[tuple[str | None, str | None, str, str], str] = {}
         self._push: dict[str, dict[str, TaskPushNotificationConfig]] = {}
         self._outbox: dict[int, _Outbox] = {}
         self._outbox_ids = itertools.count(1)
@@ -100,7 +101,9 @@ class MemoryTaskStore:
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
+             fingerprint: str | None = None) -> int:
+        claim = message_claim(message_id, fingerprint)
         with self._lock:
             record = self._tasks.get(task.id)
             current = record.version if record is not None else None
@@ -109,11 +112,11 @@ class MemoryTaskStore:
                     f"task {task.id!r} is at version {current}, not {expected_version}"
                 )
             if record is None:
-                if message_id is not None:
-                    key = (owner, tenant, message_id)
+                if claim is not None:
+                    key = (owner, tenant, *claim)
                     taken = self._by_message.get(key)
                     if taken is not None:
-                        raise DuplicateMessageError(taken, message_id)
+                        raise DuplicateMessageError(taken, claim[0])
                     self._by_message[key] = task.id
                 record = self._tasks[task.id] = _Record(task, 0, owner, tenant)
             elif record.owner != owner or record.tenant != tenant:
@@ -132,10 +135,10 @@ class MemoryTaskStore:
                 self._changed.notify_all()
             return record.version
 
-    def find_by_message(self, message_id: str, *, owner: str | None = None,
+    def find_by_message(self, message_id: str, *, fingerprint: str, owner: str | None = None,
                         tenant: str | None = None) -> Task | None:
         with self._lock:
-            task_id = self._by_message.get((owner, tenant, message_id))
+            task_id = self._by_message.get((owner, tenant, message_id, fingerprint))
             record = self._visible(task_id, owner, tenant) if task_id is not None else None
             return record.task if record is not None else None
 
@@ -297,6 +300,10 @@ class MemoryTaskStore:
             found = [lease for lease in self._leases.values() if lease.expires_at <= now]
         found.sort(key=lambda lease: lease.expires_at)
         return found[:limit]
+
+    def get_lease(self, task_id: str) -> Lease | None:
+        with self._lock:
+            return self._leases.get(task_id)
 
     # -- retention ---------------------------------------------------------------------
 

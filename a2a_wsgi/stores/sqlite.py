@@ -28,6 +28,7 @@ from typing import Any
 from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig, TaskState
 
 from .base import (
+    LEGACY_FINGERPRINT,
     Configs,
     ConflictError,
     Deliveries,
@@ -42,6 +43,7 @@ from .base import (
     StoredTask,
     TaskCursor,
     from_micros,
+    message_claim,
     sort_key,
     to_micros,
 )
@@ -90,6 +92,20 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE a2a_task_messages (
       scope TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL,
       PRIMARY KEY (scope, message_id)) WITHOUT ROWID;
+    CREATE INDEX a2a_task_messages_task ON a2a_task_messages (task_id);
+    """,
+    # 3: a claim is keyed by the request's fingerprint too, so a reused message id with
+    # another request is another claim. Rows of version 2 get LEGACY_FINGERPRINT, which
+    # no request has: a send made before the upgrade and retried after it is a new send.
+    f"""
+    CREATE TABLE a2a_task_messages_3 (
+      scope TEXT NOT NULL, message_id TEXT NOT NULL, fingerprint TEXT NOT NULL,
+      task_id TEXT NOT NULL,
+      PRIMARY KEY (scope, message_id, fingerprint)) WITHOUT ROWID;
+    INSERT INTO a2a_task_messages_3 (scope, message_id, fingerprint, task_id)
+      SELECT scope, message_id, '{LEGACY_FINGERPRINT}', task_id FROM a2a_task_messages;
+    DROP TABLE a2a_task_messages;
+    ALTER TABLE a2a_task_messages_3 RENAME TO a2a_task_messages;
     CREATE INDEX a2a_task_messages_task ON a2a_task_messages (task_id);
     """,
 )
@@ -219,7 +235,9 @@ class SQLiteTaskStore:
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
+             fingerprint: str | None = None) -> int:
+        claim = message_claim(message_id, fingerprint)
         body = dump_task(task)
         logged = [dump_event(event) for event in events]
         with self._write() as conn:
@@ -233,8 +251,8 @@ class SQLiteTaskStore:
                 )
             if row is not None and not row[1]:
                 raise ConflictError(f"task {task.id!r} belongs to another owner")
-            if row is None and message_id is not None:
-                self._claim_message(conn, task.id, owner, tenant, message_id)
+            if row is None and claim is not None:
+                self._claim_message(conn, task.id, owner, tenant, *claim)
             seq, floor = (row[2], row[3]) if row is not None else (0, 0)
             version = (current or 0) + 1
             conn.executemany("INSERT INTO a2a_events (task_id, seq, body) VALUES (?, ?, ?)",
@@ -265,23 +283,25 @@ class SQLiteTaskStore:
 
     @staticmethod
     def _claim_message(conn: sqlite3.Connection, task_id: str, owner: str | None,
-                       tenant: str | None, message_id: str) -> None:
+                       tenant: str | None, message_id: str, fingerprint: str) -> None:
         """Record the creating message (inside the caller's write lock), or name its task."""
         scope = json.dumps([owner, tenant])
         taken = conn.execute(
-            "SELECT task_id FROM a2a_task_messages WHERE scope = ? AND message_id = ?",
-            (scope, message_id)).fetchone()
+            "SELECT task_id FROM a2a_task_messages "
+            "WHERE scope = ? AND message_id = ? AND fingerprint = ?",
+            (scope, message_id, fingerprint)).fetchone()
         if taken is not None:
             raise DuplicateMessageError(taken[0], message_id)
-        conn.execute("INSERT INTO a2a_task_messages (scope, message_id, task_id) "
-                     "VALUES (?, ?, ?)", (scope, message_id, task_id))
+        conn.execute("INSERT INTO a2a_task_messages (scope, message_id, fingerprint, task_id) "
+                     "VALUES (?, ?, ?, ?)", (scope, message_id, fingerprint, task_id))
 
-    def find_by_message(self, message_id: str, *, owner: str | None = None,
+    def find_by_message(self, message_id: str, *, fingerprint: str, owner: str | None = None,
                         tenant: str | None = None) -> Task | None:
         row = self._conn().execute(
             "SELECT t.body FROM a2a_task_messages m JOIN a2a_tasks t ON t.id = m.task_id "
-            "WHERE m.scope = ? AND m.message_id = ? AND t.owner IS ? AND t.tenant IS ?",
-            (json.dumps([owner, tenant]), message_id, owner, tenant)).fetchone()
+            "WHERE m.scope = ? AND m.message_id = ? AND m.fingerprint = ? "
+            "AND t.owner IS ? AND t.tenant IS ?",
+            (json.dumps([owner, tenant]), message_id, fingerprint, owner, tenant)).fetchone()
         return load_task(row[0]) if row is not None else None
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
@@ -479,9 +499,13 @@ class SQLiteTaskStore:
             "SELECT task_id, worker_id, expires_us, attempts, owner, tenant, payload "
             "FROM a2a_leases WHERE expires_us <= ? ORDER BY expires_us LIMIT ?",
             (to_micros(now), limit)).fetchall()
-        return [Lease(task_id=r[0], worker_id=r[1], expires_at=from_micros(r[2]),
-                      attempts=r[3], owner=r[4], tenant=r[5], payload=bytes(r[6]))
-                for r in rows]
+        return [_lease(row) for row in rows]
+
+    def get_lease(self, task_id: str) -> Lease | None:
+        row = self._conn().execute(
+            "SELECT task_id, worker_id, expires_us, attempts, owner, tenant, payload "
+            "FROM a2a_leases WHERE task_id = ?", (task_id,)).fetchone()
+        return _lease(row) if row is not None else None
 
     # -- retention ---------------------------------------------------------------------
 
@@ -505,3 +529,10 @@ def _delivery(row: Any) -> Delivery:
     entry = OutboxEntry(task_id=task_id, config_id=config_id, seq=seq, url=url, headers=pairs,
                         body=bytes(body), not_before=from_micros(due) if due else None)
     return Delivery(id=number, entry=entry, attempts=attempts + 1, last_error=last_error)
+
+
+def _lease(row: Any) -> Lease:
+    """A row of ``a2a_leases`` as a Lease."""
+    task_id, worker_id, expires, attempts, owner, tenant, payload = row
+    return Lease(task_id=task_id, worker_id=worker_id, expires_at=from_micros(expires),
+                 attempts=attempts, owner=owner, tenant=tenant, payload=bytes(payload))

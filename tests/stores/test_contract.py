@@ -163,39 +163,90 @@ def test_anonymous_is_an_owner_like_any_other(store: TaskStore) -> None:
     assert [t.id for t in store.list()[0]] == ["anon"]
 
 
+#: Request fingerprints, as a2a_core.idempotency makes them (any string works for a store).
+FP, OTHER_FP = "a" * 64, "b" * 64
+
+
 @pytest.mark.parametrize("owner,tenant", [(None, None), ("alice", None), ("alice", "acme")])
-def test_a_creating_message_id_names_one_task_per_owner_and_tenant(
+def test_a_creating_message_claim_names_one_task_per_owner_and_tenant(
         store: TaskStore, owner: str | None, tenant: str | None) -> None:
     first = make_task("first")
-    store.save(first, expected_version=None, owner=owner, tenant=tenant, message_id="m1")
-    assert store.find_by_message("m1", owner=owner, tenant=tenant) == first
-    assert store.find_by_message("m2", owner=owner, tenant=tenant) is None
-    assert store.find_by_message("m1", owner="mallory", tenant=tenant) is None
-    assert store.find_by_message("m1", owner=owner, tenant="elsewhere") is None
+    store.save(first, expected_version=None, owner=owner, tenant=tenant, message_id="m1",
+               fingerprint=FP)
+    assert store.find_by_message("m1", fingerprint=FP, owner=owner, tenant=tenant) == first
+    assert store.find_by_message("m2", fingerprint=FP, owner=owner, tenant=tenant) is None
+    assert store.find_by_message("m1", fingerprint=OTHER_FP, owner=owner, tenant=tenant) is None
+    assert store.find_by_message("m1", fingerprint=FP, owner="mallory", tenant=tenant) is None
+    assert store.find_by_message("m1", fingerprint=FP, owner=owner, tenant="elsewhere") is None
     with pytest.raises(DuplicateMessageError) as raised:
         store.save(make_task("second"), expected_version=None, owner=owner, tenant=tenant,
-                   message_id="m1", events=[status_event(first, TaskState.WORKING)],
+                   message_id="m1", fingerprint=FP,
+                   events=[status_event(first, TaskState.WORKING)],
                    outbox=[entry("second", "p", 1)])
     assert raised.value.task_id == "first" and raised.value.message_id == "m1"
     assert isinstance(raised.value, ConflictError)
     assert store.get("second", owner=owner, tenant=tenant) is None
     assert store.events_after("second", 0) == [] and store.pending_deliveries("second") == 0
-    # The same id from another caller, and a later update of the task, are no duplicates.
+    # The same claim from another caller, and a later update of the task, are no duplicates.
     store.save(make_task("theirs"), expected_version=None, owner="bob", tenant=tenant,
-               message_id="m1")
-    assert store.find_by_message("m1", owner="bob", tenant=tenant).id == "theirs"  # type: ignore[union-attr]
+               message_id="m1", fingerprint=FP)
+    theirs = store.find_by_message("m1", fingerprint=FP, owner="bob", tenant=tenant)
+    assert theirs is not None and theirs.id == "theirs"
     done = make_task("first", state=TaskState.COMPLETED)
-    store.save(done, expected_version=1, owner=owner, tenant=tenant, message_id="m1")
-    assert store.find_by_message("m1", owner=owner, tenant=tenant) == done
+    store.save(done, expected_version=1, owner=owner, tenant=tenant, message_id="m1",
+               fingerprint=FP)
+    assert store.find_by_message("m1", fingerprint=FP, owner=owner, tenant=tenant) == done
 
 
-def test_a_refused_create_does_not_claim_its_message_id(store: TaskStore) -> None:
+@pytest.mark.parametrize("owner,tenant", [(None, None), ("alice", "acme")])
+def test_a_reused_message_id_with_another_fingerprint_is_another_claim(
+        store: TaskStore, owner: str | None, tenant: str | None) -> None:
+    scope: dict[str, Any] = {"owner": owner, "tenant": tenant}
+    store.save(make_task("first"), expected_version=None, message_id="m1", fingerprint=FP,
+               **scope)
+    store.save(make_task("second"), expected_version=None, message_id="m1",
+               fingerprint=OTHER_FP, **scope)
+    assert store.find_by_message("m1", fingerprint=FP, **scope) == make_task("first")
+    assert store.find_by_message("m1", fingerprint=OTHER_FP, **scope) == make_task("second")
+    assert store.find_by_message("m1", fingerprint="c" * 64, **scope) is None
+    with pytest.raises(DuplicateMessageError) as raised:
+        store.save(make_task("third"), expected_version=None, message_id="m1",
+                   fingerprint=OTHER_FP, **scope)
+    assert raised.value.task_id == "second"
+    assert store.get("third", **scope) is None
+    assert store.list(**scope)[1] == 2
+
+
+def test_a_claim_needs_both_its_message_id_and_its_fingerprint(store: TaskStore) -> None:
+    with pytest.raises(ValueError, match="both"):
+        store.save(make_task("t1"), expected_version=None, message_id="m1")
+    with pytest.raises(ValueError, match="both"):
+        store.save(make_task("t1"), expected_version=None, fingerprint=FP)
+    assert store.get("t1") is None
+    store.save(make_task("t1"), expected_version=None)  # no claim at all is fine
+    assert store.find_by_message("m-t1", fingerprint=FP) is None
+
+
+def test_fingerprints_and_message_ids_are_compared_exactly(store: TaskStore) -> None:
+    """Keys are opaque: case, NUL, backslash, quotes and non-ASCII all matter."""
+    odd = ["M1", "m1 ", "m\x00", "m\\1", "m'1", "m\u00e9"]
+    for n, message_id in enumerate(odd):
+        store.save(make_task(f"t{n}"), expected_version=None, message_id=message_id,
+                   fingerprint=f"fp\x00{message_id}")
+    for n, message_id in enumerate(odd):
+        found = store.find_by_message(message_id, fingerprint=f"fp\x00{message_id}")
+        assert found is not None and found.id == f"t{n}"
+        assert store.find_by_message(message_id, fingerprint=f"fp{message_id}") is None
+    assert store.find_by_message("m1", fingerprint="fp\x00M1") is None
+
+
+def test_a_refused_create_does_not_claim_its_message(store: TaskStore) -> None:
     store.save(make_task("t1"), expected_version=None)
     with pytest.raises(ConflictError):
-        store.save(make_task("t1"), expected_version=None, message_id="m1")
-    assert store.find_by_message("m1") is None
-    store.save(make_task("t2"), expected_version=None, message_id="m1")
-    assert store.find_by_message("m1") == make_task("t2")
+        store.save(make_task("t1"), expected_version=None, message_id="m1", fingerprint=FP)
+    assert store.find_by_message("m1", fingerprint=FP) is None
+    store.save(make_task("t2"), expected_version=None, message_id="m1", fingerprint=FP)
+    assert store.find_by_message("m1", fingerprint=FP) == make_task("t2")
 
 
 def test_concurrent_creates_of_one_message_make_one_task(store_factory: Any) -> None:
@@ -205,7 +256,8 @@ def test_concurrent_creates_of_one_message_make_one_task(store_factory: Any) -> 
 
     def create(n: int) -> None:
         try:
-            stores[n].save(make_task(f"t{n}"), expected_version=None, message_id="same")
+            stores[n].save(make_task(f"t{n}"), expected_version=None, message_id="same",
+                           fingerprint=FP)
             outcome = f"t{n}"
         except DuplicateMessageError as dup:
             outcome = f"dup:{dup.task_id}"
@@ -450,6 +502,24 @@ def test_renew_and_release_only_touch_the_holders_leases(store: TaskStore) -> No
     assert store.renew_leases("w2", ["b"], later) == set()
 
 
+def test_get_lease_reads_one_tasks_lease_live_or_expired(store: TaskStore) -> None:
+    until = T0 + timedelta(seconds=10)
+    assert store.get_lease("t1") is None
+    assert store.acquire_lease("t1", "w1", until, now=T0, owner="o", tenant="x", payload=b"p")
+    lease = store.get_lease("t1")
+    assert lease is not None
+    assert (lease.task_id, lease.worker_id, lease.attempts) == ("t1", "w1", 1)
+    assert (lease.owner, lease.tenant, lease.payload) == ("o", "x", b"p")
+    assert lease.expires_at == until and lease.expires_at.utcoffset() == timedelta(0)
+    assert store.get_lease("t2") is None
+    later = until + timedelta(seconds=5)
+    store.renew_leases("w1", ["t1"], later)
+    assert store.get_lease("t1").expires_at == later  # type: ignore[union-attr]
+    assert store.get_lease("t1") == store.expired_leases(later)[0]  # expired: still there
+    store.release_lease("t1", "w1")
+    assert store.get_lease("t1") is None
+
+
 def test_only_one_of_many_reapers_takes_over_an_expired_lease(store_factory: Any) -> None:
     store = store_factory()
     store.acquire_lease("t1", "dead", T0, now=T0)
@@ -490,14 +560,16 @@ def test_purge_deletes_old_terminal_tasks_with_everything_of_theirs(store: TaskS
     assert store.load("done") is not None and store.load("done").event_seq == 0  # type: ignore[union-attr]
 
 
-def test_purge_forgets_the_creating_message_id(store: TaskStore) -> None:
+def test_purge_forgets_the_creating_message_claim(store: TaskStore) -> None:
     old = T0 - timedelta(days=8)
     store.save(make_task("done", state=TaskState.COMPLETED, at=old), expected_version=None,
-               message_id="m1")
+               message_id="m1", fingerprint=FP)
+    store.save(make_task("kept"), expected_version=None, message_id="m1", fingerprint=OTHER_FP)
     assert store.purge(T0 - timedelta(days=7)) == 1
-    assert store.find_by_message("m1") is None
-    store.save(make_task("again"), expected_version=None, message_id="m1")
-    assert store.find_by_message("m1") == make_task("again")
+    assert store.find_by_message("m1", fingerprint=FP) is None
+    assert store.find_by_message("m1", fingerprint=OTHER_FP) == make_task("kept")
+    store.save(make_task("again"), expected_version=None, message_id="m1", fingerprint=FP)
+    assert store.find_by_message("m1", fingerprint=FP) == make_task("again")
 
 
 def test_purge_honours_its_limit(store: TaskStore) -> None:
@@ -511,6 +583,7 @@ def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_pat
     import sqlite3
 
     from a2a_wsgi.stores import SQLiteTaskStore
+    from a2a_wsgi.stores.sqlite import SCHEMA_VERSION
 
     path = tmp_path / "v1.sqlite3"
     SQLiteTaskStore(path).close()
@@ -519,8 +592,61 @@ def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_pat
         conn.execute("UPDATE a2a_schema_version SET version = 1")
     store = SQLiteTaskStore(path)
     try:
-        assert store.schema_version() == 2
-        store.save(make_task(), expected_version=None, message_id="m1")
-        assert store.find_by_message("m1") == make_task()
+        assert store.schema_version() == SCHEMA_VERSION == 3
+        store.save(make_task(), expected_version=None, message_id="m1", fingerprint=FP)
+        assert store.find_by_message("m1", fingerprint=FP) == make_task()
     finally:
         store.close()
+
+
+#: The message table as schema version 2 made it (SQLite), before fingerprints.
+_SQLITE_V2_MESSAGES = """
+    CREATE TABLE a2a_task_messages (
+      scope TEXT NOT NULL, message_id TEXT NOT NULL, task_id TEXT NOT NULL,
+      PRIMARY KEY (scope, message_id)) WITHOUT ROWID;
+    CREATE INDEX a2a_task_messages_task ON a2a_task_messages (task_id);
+"""
+
+
+def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path: Any) -> None:
+    """Claims made before fingerprints match no request: a retry after the upgrade is new."""
+    import io
+    import json
+    import sqlite3
+
+    from a2a_wsgi import db_cli
+    from a2a_wsgi.stores import LEGACY_FINGERPRINT, SQLiteTaskStore
+
+    path = tmp_path / "v2.sqlite3"
+    old = SQLiteTaskStore(path)
+    old.save(make_task("old"), expected_version=None, owner="alice")
+    old.close()
+    with sqlite3.connect(path) as conn:  # back to version 2, with one of its claims
+        conn.execute("DROP TABLE a2a_task_messages")
+        conn.executescript(_SQLITE_V2_MESSAGES)
+        conn.execute("INSERT INTO a2a_task_messages VALUES (?, 'm1', 'old')",
+                     (json.dumps(["alice", None]),))
+        conn.execute("UPDATE a2a_schema_version SET version = 2")
+    out = io.StringIO()
+    assert db_cli.db_main(["upgrade", f"sqlite:///{path}"], out=out) == 0
+    assert out.getvalue() == f"{path}: upgraded from version 2 to 3\n"
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT scope, message_id, fingerprint, task_id "
+                            "FROM a2a_task_messages").fetchall() == [
+            (json.dumps(["alice", None]), "m1", LEGACY_FINGERPRINT, "old")]
+    store = SQLiteTaskStore(path)
+    try:
+        assert store.schema_version() == 3
+        assert store.get("old", owner="alice") == make_task("old")
+        assert store.find_by_message("m1", fingerprint=FP, owner="alice") is None
+        store.save(make_task("new"), expected_version=None, owner="alice", message_id="m1",
+                   fingerprint=FP)
+        assert store.find_by_message("m1", fingerprint=FP, owner="alice") == make_task("new")
+        with pytest.raises(DuplicateMessageError):
+            store.save(make_task("newer"), expected_version=None, owner="alice",
+                       message_id="m1", fingerprint=FP)
+    finally:
+        store.close()
+    out = io.StringIO()
+    assert db_cli.db_main(["upgrade", f"sqlite:///{path}"], out=out) == 0
+    assert out.getvalue() == f"{path}: already at version 3\n"

@@ -33,7 +33,9 @@ from a2a_core.models import (
     TextPart,
 )
 from a2a_wsgi.stores import (
+    LEGACY_FINGERPRINT,
     ConflictError,
+    DuplicateMessageError,
     EventsExpiredError,
     MemoryTaskStore,
     OutboxEntry,
@@ -58,6 +60,8 @@ from a2a_wsgi.stores.postgres.schema import TCP_OPTIONS  # noqa: E402
 pytestmark = pytest.mark.postgres
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
+#: A request fingerprint, as a2a_core.idempotency makes them.
+FP = "f" * 64
 
 
 @pytest.fixture
@@ -169,10 +173,59 @@ def test_a_version_1_schema_is_upgraded_to_record_creating_messages(
     sql(url, f'DROP TABLE "{schema}".a2a_task_messages')  # as version 1 left it
     sql(url, f'UPDATE "{schema}".a2a_schema_version SET version = 1')
     stores.append(PostgresTaskStore(url, schema=schema))
-    assert schema_version(url, schema=schema) == SCHEMA_VERSION == 2
-    stores[0].save(task(), expected_version=None, message_id="m1")
-    assert stores[0].find_by_message("m1") == task()
-    assert upgrade_schema(url, schema=schema) == (2, 2)
+    assert schema_version(url, schema=schema) == SCHEMA_VERSION == 3
+    stores[0].save(task(), expected_version=None, message_id="m1", fingerprint=FP)
+    assert stores[0].find_by_message("m1", fingerprint=FP) == task()
+    assert upgrade_schema(url, schema=schema) == (3, 3)
+
+
+#: The message table as schema version 2 made it, before fingerprints ({s}: the schema).
+_V2_MESSAGES = (
+    """CREATE TABLE {s}.a2a_task_messages (
+        scope text COLLATE "C" NOT NULL,
+        message_id text COLLATE "C" NOT NULL,
+        task_id text COLLATE "C" NOT NULL,
+        PRIMARY KEY (scope, message_id))""",
+    "CREATE INDEX a2a_task_messages_task ON {s}.a2a_task_messages (task_id)",
+)
+
+
+def test_a_version_2_schema_is_upgraded_and_its_claims_never_match(
+        url: str, schema: str, stores: list[Any]) -> None:
+    """Claims made before fingerprints match no request: a retry after the upgrade is new."""
+    upgrade_schema(url, schema=schema)
+    old = PostgresTaskStore(url, schema=schema)
+    old.save(task("old"), expected_version=None, owner="alice")
+    old.close()
+    quoted = f'"{schema}"'
+    sql(url, f"DROP TABLE {quoted}.a2a_task_messages")  # back to version 2, with a claim
+    for statement in _V2_MESSAGES:
+        sql(url, statement.replace("{s}", quoted))
+    sql(url, f"INSERT INTO {quoted}.a2a_task_messages VALUES (%s, 'm1', 'old')",
+        ('["alice", null]',))
+    sql(url, f"UPDATE {quoted}.a2a_schema_version SET version = 2")
+    assert run_db("upgrade", url, "--schema", schema) == (
+        0, f"schema {schema}: upgraded from version 2 to 3\n", "")
+    assert sql(url, f"SELECT scope, message_id, fingerprint, task_id "
+                    f"FROM {quoted}.a2a_task_messages") == [
+        ('["alice", null]', "m1", LEGACY_FINGERPRINT, "old")]
+    stores.append(PostgresTaskStore(url, schema=schema, upgrade=False))
+    store = stores[0]
+    assert store.get("old", owner="alice") == task("old")
+    assert store.find_by_message("m1", fingerprint=FP, owner="alice") is None
+    store.save(task("new"), expected_version=None, owner="alice", message_id="m1",
+               fingerprint=FP)
+    assert store.find_by_message("m1", fingerprint=FP, owner="alice") == task("new")
+    with pytest.raises(DuplicateMessageError) as raised:
+        store.save(task("newer"), expected_version=None, owner="alice", message_id="m1",
+                   fingerprint=FP)
+    assert raised.value.task_id == "new"
+    # The key is (scope, message id, fingerprint) and new rows must name a fingerprint.
+    with pytest.raises(psycopg.errors.NotNullViolation):
+        sql(url, f"INSERT INTO {quoted}.a2a_task_messages (scope, message_id, task_id) "
+                 "VALUES ('x', 'y', 'z')")
+    assert run_db("upgrade", url, "--schema", schema) == (
+        0, f"schema {schema}: already at version 3\n", "")
 
 
 def test_a_schema_at_another_version_is_a_clear_error(url: str, schema: str) -> None:

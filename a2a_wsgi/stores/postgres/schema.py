@@ -16,6 +16,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
+from ..base import LEGACY_FINGERPRINT
+
 __all__ = [
     "DEFAULT_APPLICATION_NAME",
     "DEFAULT_SCHEMA",
@@ -35,7 +37,7 @@ __all__ = [
 DEFAULT_SCHEMA = "public"
 DEFAULT_APPLICATION_NAME = "a2a-wsgi"
 #: The schema version this code reads and writes.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Conn = psycopg.Connection[Any]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
@@ -104,6 +106,16 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             task_id text COLLATE "C" NOT NULL,
             PRIMARY KEY (scope, message_id))""",
         "CREATE INDEX a2a_task_messages_task ON {s}.a2a_task_messages (task_id)",
+    )),
+    # A claim is keyed by the request's fingerprint too, so a reused message id with
+    # another request is another claim. Rows of version 2 get LEGACY_FINGERPRINT, which
+    # no request has: a send made before the upgrade and retried after it is a new send.
+    (3, (
+        f"""ALTER TABLE {{s}}.a2a_task_messages
+            ADD COLUMN fingerprint text COLLATE "C" NOT NULL DEFAULT '{LEGACY_FINGERPRINT}'""",
+        "ALTER TABLE {s}.a2a_task_messages ALTER COLUMN fingerprint DROP DEFAULT",
+        """ALTER TABLE {s}.a2a_task_messages DROP CONSTRAINT a2a_task_messages_pkey,
+            ADD PRIMARY KEY (scope, message_id, fingerprint)""",
     )),
 )
 assert _MIGRATIONS[-1][0] == SCHEMA_VERSION

@@ -83,10 +83,12 @@ _TEXT: dict[str, str] = {
         WHERE worker_id = %s AND task_id = ANY(%s) RETURNING task_id""",
     "by_message": """SELECT t.body FROM {s}.a2a_task_messages m
         JOIN {s}.a2a_tasks t ON t.id = m.task_id
-        WHERE m.scope = %s AND m.message_id = %s
+        WHERE m.scope = %s AND m.message_id = %s AND m.fingerprint = %s
           AND t.owner IS NOT DISTINCT FROM %s AND t.tenant IS NOT DISTINCT FROM %s""",
     "message_task": """SELECT task_id FROM {s}.a2a_task_messages
-        WHERE scope = %s AND message_id = %s""",
+        WHERE scope = %s AND message_id = %s AND fingerprint = %s""",
+    "lease": """SELECT task_id, worker_id, expires_at, attempts, owner, tenant, payload
+        FROM {s}.a2a_leases WHERE task_id = %s""",
     "release": "DELETE FROM {s}.a2a_leases WHERE task_id = %s AND worker_id = %s",
     "expired": """SELECT task_id, worker_id, expires_at, attempts, owner, tenant, payload
         FROM {s}.a2a_leases WHERE expires_at <= %s ORDER BY expires_at, task_id LIMIT %s""",
@@ -143,8 +145,9 @@ _SAVE = """WITH t AS ({write}),{claimed}
 # A new task records its creating message in the same statement: a message id
 # already taken in this scope is a unique violation, and nothing is written.
 _CLAIMED = """ claimed AS (
-            INSERT INTO {s}.a2a_task_messages (scope, message_id, task_id)
-            SELECT %(scope)s, %(message)s, %(id)s FROM t WHERE %(message)s::text IS NOT NULL
+            INSERT INTO {s}.a2a_task_messages (scope, message_id, fingerprint, task_id)
+            SELECT %(scope)s, %(message)s, %(fingerprint)s, %(id)s FROM t
+            WHERE %(message)s::text IS NOT NULL
         ),"""
 # Most saves queue no push notification: they use the statement without this CTE,
 # which spares psycopg adapting seven empty arrays on every save.

@@ -29,6 +29,7 @@ from ..base import (
     StoredTask,
     TaskCursor,
     as_utc,
+    message_claim,
     sort_key,
 )
 from . import rows
@@ -139,7 +140,9 @@ class PostgresTaskStore:
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
-             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None) -> int:
+             outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
+             fingerprint: str | None = None) -> int:
+        claim = message_claim(message_id, fingerprint)
         state = task.status.state
         params: dict[str, Any] = {
             "id": esc(task.id), "owner": esc(owner), "tenant": esc(tenant),
@@ -151,27 +154,30 @@ class PostgresTaskStore:
         if outbox:
             params.update(rows.outbox_columns(outbox))
         if expected_version is None:
-            params.update(scope=json.dumps([owner, tenant]), message=esc(message_id))
+            message_id, fingerprint = claim or (None, None)
+            params.update(scope=json.dumps([owner, tenant]), message=esc(message_id),
+                          fingerprint=esc(fingerprint))
         query = self._sql[save_name(expected_version is None, bool(outbox))]
         try:
             written = self._pool.write(query, params)
         except psycopg.errors.UniqueViolation:
-            if message_id is None:
+            if claim is None:
                 raise
             taken = self._pool.read(self._sql["message_task"],
-                                    (params["scope"], esc(message_id)))
+                                    (params["scope"], params["message"], params["fingerprint"]))
             if not taken:
                 raise
-            raise DuplicateMessageError(unesc(taken[0][0]), message_id) from None
+            raise DuplicateMessageError(unesc(taken[0][0]), claim[0]) from None
         if not written:
             raise ConflictError(f"task {task.id!r} is not at version {expected_version} "
                                 "for this owner (or already exists)")
         return int(written[0][0])
 
-    def find_by_message(self, message_id: str, *, owner: str | None = None,
+    def find_by_message(self, message_id: str, *, fingerprint: str, owner: str | None = None,
                         tenant: str | None = None) -> Task | None:
         found = self._pool.read(self._sql["by_message"], (
-            json.dumps([owner, tenant]), esc(message_id), esc(owner), esc(tenant)))
+            json.dumps([owner, tenant]), esc(message_id), esc(fingerprint), esc(owner),
+            esc(tenant)))
         return codec.load_task(found[0][0]) if found else None
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
@@ -305,6 +311,10 @@ class PostgresTaskStore:
     def expired_leases(self, now: datetime, *, limit: int = 100) -> _Leases:
         return [rows.lease(row) for row in self._pool.read(self._sql["expired"],
                                                              (as_utc(now), limit))]
+
+    def get_lease(self, task_id: str) -> Lease | None:
+        found = self._pool.read(self._sql["lease"], (esc(task_id),))
+        return rows.lease(found[0]) if found else None
 
     # -- retention ---------------------------------------------------------------------
 

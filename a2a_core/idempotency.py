@@ -1,0 +1,127 @@
+"""Request fingerprints: when a reused messageId names the same request, and when not.
+
+A client that retries a send re-sends the same request with the same
+``messageId``; a client that reuses a ``messageId`` for a different request
+(the 1.0 conformance kit does) means a new one. A server that records the
+fingerprint of each task's creating request beside its ``messageId`` tells the
+two apart: only the same id *and* the same fingerprint is a retry.
+
+The fingerprint covers the decoded :class:`~a2a_core.models.SendMessageRequest`
+except the message id itself (it is the key the fingerprint sits beside) and the
+tenant (it is part of the caller's scope, checked beside the key):
+
+* the message: role, parts (every field of every part, inline bytes
+  included), ``contextId`` and ``taskId`` as sent, ``referenceTaskIds``,
+  ``extensions`` and metadata;
+* the configuration: push notification config (url, id, token,
+  authentication), accepted output modes, blocking (``returnImmediately``)
+  and history length;
+* the request's metadata.
+
+It is computed from the models, never from wire bytes, so the same request
+sent over 0.3 and 1.0 has the same fingerprint. A field at its default value
+counts as absent (no configuration is the default configuration, empty
+metadata is no metadata, an empty list is no list), so spelling a default out
+is no change. Sans-IO: a pure function of the request.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .models import SendMessageConfiguration, SendMessageRequest
+
+__all__ = ["FINGERPRINT_SCHEME", "request_fingerprint"]
+
+#: Names the canonical encoding below; part of the hashed text, so a future change of
+#: the encoding cannot make two different requests collide with today's fingerprints.
+FINGERPRINT_SCHEME = "a2a-send-request/1"
+
+#: The tag of a model object in the canonical form (no model field can be spelled so).
+_TYPE = "@type"
+
+
+def request_fingerprint(request: SendMessageRequest) -> str:
+    """The sha256 (64 hex digits) of ``request``'s canonical encoding (module docstring)."""
+    message = _canonical(request.message)
+    del message["message_id"]
+    canonical = {
+        "message": message,
+        "configuration": _canonical(request.configuration or _DEFAULT_CONFIGURATION),
+        "metadata": _json_value(request.metadata or None),
+    }
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=True)
+    return hashlib.sha256(f"{FINGERPRINT_SCHEME}\n{text}".encode("ascii")).hexdigest()
+
+
+_DEFAULT_CONFIGURATION = SendMessageConfiguration()
+#: Absent means "no default": the field is required and always encoded.
+_REQUIRED = object()
+#: Model type -> (field name, its default) of each compared field, worked out once per type.
+_FIELDS: dict[type, tuple[tuple[str, Any], ...]] = {}
+
+
+def _fields_of(kind: type) -> tuple[tuple[str, Any], ...]:
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(
+            (field.name, _default(field)) for field in dataclasses.fields(kind)
+            if field.compare)  # compare=False: server bookkeeping, not part of what was asked
+    return found
+
+
+def _default(field: dataclasses.Field[Any]) -> Any:
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return _REQUIRED
+
+
+def _canonical(model: Any) -> dict[str, Any]:
+    """A model object as a JSON object: its type, and each field not at its default
+    (an empty mapping where the default is None, i.e. empty metadata, counts as default)."""
+    out: dict[str, Any] = {_TYPE: type(model).__name__}
+    for name, default in _fields_of(type(model)):
+        value = getattr(model, name)
+        if default is not _REQUIRED and (
+                value == default
+                or (default is None and isinstance(value, Mapping) and not value)):
+            continue
+        out[name] = _value(value)
+    return out
+
+
+def _value(value: Any) -> Any:
+    """A field's value: models by :func:`_canonical`, bytes as base64, the rest as JSON."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _canonical(value)
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (list, tuple)):
+        return [_value(item) for item in value]
+    return _json_value(value)
+
+
+def _json_value(value: Any) -> Any:
+    """An opaque JSON value (metadata, data): mappings with string keys, lists, scalars.
+
+    Anything that is not JSON (only a program calling the runtime directly can
+    pass it) is represented by its repr: at worst a retry is taken for a new send.
+    """
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): _json_value(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_value(item) for item in value]
+    return repr(value)
