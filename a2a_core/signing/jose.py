@@ -319,34 +319,50 @@ def _candidates(source: Any, kid: str | None, jku: str | None) -> list[Any]:
 
 
 def _as_public(candidate: Any) -> Any:
-    """A key object's public half (a SigningKey or a private key may be given)."""
-    if isinstance(candidate, SigningKey):
-        return candidate.public_key()
+    """A key object's public half (a private key may be given)."""
     c = _crypto()
     private = (c.ed25519.Ed25519PrivateKey, c.ec.EllipticCurvePrivateKey, c.rsa.RSAPrivateKey)
     return candidate.public_key() if isinstance(candidate, private) else candidate
 
 
+def _fits(key: Any, alg: str) -> bool:
+    try:
+        return _alg_of(key) == alg
+    except ValueError:
+        return False
+
+
 def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
     """The public key in ``source`` that should verify a JWS with ``header``.
 
+    A JWK or SigningKey matches on ``kid``; a bare key object on its type.
+
     :raises UnknownKeyError: no trusted key matches.
-    :raises UnsupportedAlgorithmError: the key named by ``kid`` cannot do ``alg``.
+    :raises UnsupportedAlgorithmError: the only key named by ``kid`` cannot do ``alg``.
     """
     alg, kid, jku = header["alg"], header.get("kid"), header.get("jku")
     found: list[Any] = []
     refused: UnsupportedAlgorithmError | None = None
     for candidate in _candidates(source, kid, jku):
-        if not isinstance(candidate, Mapping):
-            found.append(_as_public(candidate))
-        elif kid is None or candidate.get("kid") == kid:
+        named = candidate.kid if isinstance(candidate, SigningKey) else \
+            candidate.get("kid") if isinstance(candidate, Mapping) else None
+        if kid is not None and named is not None and named != kid:
+            continue
+        if isinstance(candidate, Mapping):
             try:
                 found.append(public_key_from_jwk(candidate, alg))
             except UnsupportedAlgorithmError as exc:  # another key type: not this one
                 refused = exc
+            continue
+        key = candidate.public_key() if isinstance(candidate, SigningKey) else \
+            _as_public(candidate)
+        if _fits(key, alg):
+            found.append(key)
+        else:
+            refused = UnsupportedAlgorithmError(f"the trusted key cannot verify {alg}")
     if len(found) == 1 or (found and kid is not None):
         return found[0]
-    if refused is not None and not found and kid is not None:
+    if refused is not None and not found:
         raise refused
     shown = f"kid {kid!r}" if kid is not None else "a JWS without kid"
     raise UnknownKeyError(f"several trusted keys fit {shown}" if found

@@ -1,0 +1,75 @@
+"""Authentication failures, each knowing its HTTP answer.
+
+::
+
+    A2AError
+    └── AuthError                      http_status, challenges (WWW-Authenticate values)
+        ├── AuthenticationRequiredError  401: no credentials of any scheme the card declares
+        │   └── InvalidCredentialsError  401: credentials present but wrong, expired, malformed,
+        │                                    oversized, or for another audience or issuer
+        └── PermissionDeniedError        403: authenticated, but not allowed (a missing scope)
+
+``reason`` is fixed text of ours, safe to show the client and to log: it never
+contains the credential, a token's claims or a key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import ClassVar
+
+from a2a_core.errors import A2AError
+from a2a_core.http import HttpResponse
+
+__all__ = [
+    "AuthError",
+    "AuthenticationRequiredError",
+    "InvalidCredentialsError",
+    "PermissionDeniedError",
+]
+
+
+class AuthError(A2AError):
+    """The request may not go on; :meth:`response` is the answer to send."""
+
+    http_status: ClassVar[int] = 401
+
+    def __init__(self, reason: str, *, challenges: Sequence[str] = (),
+                 error: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        #: ``WWW-Authenticate`` values, one per scheme the client may use.
+        self.challenges = tuple(challenges)
+        #: The RFC 6750 error code (``invalid_token``, ``invalid_request``,
+        #: ``insufficient_scope``), when there is one.
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.reason!r}, error={self.error!r})"
+
+    def headers(self) -> list[tuple[str, str]]:
+        return [("WWW-Authenticate", challenge) for challenge in self.challenges]
+
+    def response(self) -> HttpResponse:
+        """A small JSON answer: sent before the body is read, so no JSON-RPC id is known."""
+        body = json.dumps({"error": {"code": self.http_status, "message": self.reason}}).encode()
+        headers = [("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+                   *self.headers()]
+        return HttpResponse(self.http_status, headers, body)
+
+
+class AuthenticationRequiredError(AuthError):
+    """401: the request carries no credentials for any declared scheme."""
+
+    http_status: ClassVar[int] = 401
+
+
+class InvalidCredentialsError(AuthenticationRequiredError):
+    """401: the credentials were not accepted."""
+
+
+class PermissionDeniedError(AuthError):
+    """403: the caller is known but may not do this."""
+
+    http_status: ClassVar[int] = 403
