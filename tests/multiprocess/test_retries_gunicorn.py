@@ -81,7 +81,11 @@ def _start(tmp_path: Path, store: str, *, workers: int = 1, threads: int = 16,
     env = {"RETRY_STORE": store, **({"RETRY_WAIT": str(wait)} if wait is not None else {})}
     server = start_gunicorn("test_retries_gunicorn:app", log_path=tmp_path / "gunicorn.log",
                             env=env, workers=workers, threads=threads, pythonpath=APP_PATH)
-    server.wait_ready()
+    try:
+        server.wait_ready()
+    except BaseException:
+        server.stop()
+        raise
     return server
 
 

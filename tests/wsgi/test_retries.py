@@ -40,7 +40,8 @@ GATES: dict[str, threading.Event] = {}
 
 
 class RetryAgent(Agent):
-    """``working`` leaves the task WORKING and returns; ``hold:NAME`` marks the task
+    """``working[:S]`` leaves the task WORKING and returns (after S seconds); ``hold:NAME``
+    marks the task
     WORKING, then waits for gate NAME (or a cancel) and replies; ``hang`` marks it
     WORKING and runs until canceled; anything else is echoed."""
 
@@ -49,6 +50,7 @@ class RetryAgent(Agent):
     def handle_message(self, message: Message, context: AgentContext) -> Any:
         kind, _, arg = (message.text or "").partition(":")
         if kind == "working":
+            time.sleep(float(arg or 0))
             return working("still at it")
         if kind in ("hold", "hang"):
             context.emit_status(TaskState.WORKING, "started")
@@ -233,6 +235,21 @@ def test_a_retry_of_a_finished_task_answers_its_final_state(
     assert texts(again["artifacts"][0]["parts"]) == ["echo me"] and elapsed < 1.0
 
 
+def test_two_sends_of_one_request_at_once_make_one_task_and_both_answer(
+        serve_app: Callable[..., str], store: str) -> None:
+    """Both run the agent (neither finds the other's task yet); the second to store its
+    task finds the message claimed and answers the first's task, without waiting for ever
+    on a task the agent left WORKING."""
+    url = serve_app(build_app(store))
+    params = send_params("working:0.3", "at-once")
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: post_send(url, params, timeout=5), range(2)))
+    assert answers[0][0]["id"] == answers[1][0]["id"]
+    assert {state_of(task) for task, _ in answers} == {"working"}
+    assert max(elapsed for _, elapsed in answers) < 2.0
+    assert task_count(url) == 1
+
+
 # -- a retry while the first send still runs -------------------------------------------------
 
 
@@ -243,7 +260,7 @@ def test_a_retry_while_the_first_send_runs_waits_for_the_settled_task(
     pool, first = first_send_in_background(url, params)
     with pool:
         running = wait_for_one_task(url)
-        threading.Timer(0.5, GATES.setdefault("settle", threading.Event()).set).start()
+        threading.Timer(1.0, GATES.setdefault("settle", threading.Event()).set).start()
         again, elapsed = post_send(url, params)
         original, _ = first.result(timeout=10)
     assert again["id"] == original["id"] == running["id"]
