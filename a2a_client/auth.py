@@ -44,6 +44,14 @@ __all__ = [
 ]
 
 _RETRIED = "_a2a_auth_retried"
+_FORBIDDEN = ("\r", "\n", "\x00")
+
+
+def _header_safe(token: Any) -> str:
+    """A token fit for a header: a non-empty string without CR, LF or NUL (header injection)."""
+    if not isinstance(token, str) or not token.strip() or any(c in token for c in _FORBIDDEN):
+        raise ValueError("a token must be a non-empty string without CR, LF or NUL")
+    return token
 
 
 class TokenRequestError(ClientError):
@@ -54,9 +62,7 @@ class BearerAuth(AuthBase):
     """``Authorization: Bearer <token>`` on every request."""
 
     def __init__(self, token: str) -> None:
-        if not token or any(c in token for c in "\r\n"):
-            raise ValueError("a bearer token must be a non-empty single line")
-        self._token = token
+        self._token = _header_safe(token)
 
     def __repr__(self) -> str:
         return "BearerAuth(token=<hidden>)"
@@ -88,13 +94,13 @@ class TokenAuth(AuthBase):
         return f"TokenAuth(provider={type(self._provider).__name__})"
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
-        request.headers["Authorization"] = f"{self.scheme} {self._provider()}"
+        request.headers["Authorization"] = f"{self.scheme} {_header_safe(self._provider())}"
         request.register_hook("response", self._retry_on_401)  # type: ignore[no-untyped-call]
         return request
 
     def _renewed(self) -> str:
         refresh = getattr(self._provider, "refresh", None)
-        return str(refresh() if callable(refresh) else self._provider())
+        return _header_safe(refresh() if callable(refresh) else self._provider())
 
     def _retry_on_401(self, response: requests.Response, **kwargs: Any) -> requests.Response:
         """requests' response hook: one more try with a fresh token (HTTPDigestAuth's pattern)."""
@@ -202,8 +208,8 @@ class ClientCredentials:
 
     def _take(self, body: Mapping[str, Any], started: float) -> None:
         token, kind = body.get("access_token"), body.get("token_type", "Bearer")
-        if not isinstance(token, str) or not token:
-            raise TokenRequestError("the token endpoint sent no access_token")
+        if not isinstance(token, str) or not token or any(c in token for c in _FORBIDDEN):
+            raise TokenRequestError("the token endpoint sent no usable access_token")
         if not isinstance(kind, str) or kind.lower() != "bearer":
             raise TokenRequestError("the token endpoint sent a token that is not a bearer token")
         expires_in = body.get("expires_in")

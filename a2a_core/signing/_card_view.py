@@ -41,8 +41,16 @@ from typing import Any
 
 from .jcs import MAX_DEPTH, CanonicalizationError
 
-__all__ = ["LEGACY_SCHEME_TYPES", "from_legacy", "proto_view", "signed_content",
-           "spec_content", "drop_empty"]
+__all__ = [
+    "LEGACY_SCHEME_TYPES",
+    "drop_empty",
+    "from_legacy",
+    "legacy_requirements",
+    "legacy_scheme",
+    "proto_view",
+    "signed_content",
+    "spec_content",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +184,6 @@ LEGACY_SCHEME_TYPES = {
     "openIdConnect": "openIdConnectSecurityScheme",
     "mutualTLS": "mtlsSecurityScheme",
 }
-#: Top-level members a dual card carries for 0.3 readers; a 1.0 reader ignores them.
-LEGACY_MEMBERS = ("url", "preferredTransport", "protocolVersion", "additionalInterfaces",
-                  "supportsAuthenticatedExtendedCard", "security")
 
 
 def _bad(path: str, what: str) -> CanonicalizationError:

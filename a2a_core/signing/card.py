@@ -36,7 +36,7 @@ not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,21 +187,22 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
 
 
 class _Payloads:
-    """The card's canonical forms, computed once and only when a signature gets that far."""
+    """The card's canonical forms (base64url), each computed once and only when needed."""
 
     def __init__(self, card: Mapping[str, Any]) -> None:
         self._card = card
-        self._forms: list[str] | None = None
+        self._forms: dict[int, str] = {}
 
-    def encoded(self) -> list[str]:
-        if self._forms is None:
-            try:
-                forms = [canonicalize(signed_content(self._card)),
-                         canonicalize(spec_content(self._card))]
-            except CanonicalizationError as exc:
-                raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
-            self._forms = list(dict.fromkeys(b64url_encode(form) for form in forms))
-        return self._forms
+    def encoded(self) -> Iterator[str]:
+        """The SDKs' form, then (when it differs) the spec text's."""
+        for index, reading in enumerate((signed_content, spec_content)):
+            if index not in self._forms:
+                try:
+                    self._forms[index] = b64url_encode(canonicalize(reading(self._card)))
+                except CanonicalizationError as exc:
+                    raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
+            if index == 0 or self._forms[index] != self._forms[0]:
+                yield self._forms[index]
 
 
 def _verify_one(entry: Any, payloads: _Payloads, keys: KeySource,

@@ -102,8 +102,13 @@ def test_bearer_auth(tokens: tuple[TokenServer, str]) -> None:
     assert requests.get(f"{url}/r", auth=BearerAuth("static-token"), timeout=5).ok
     assert requests.get(f"{url}/r", auth=BearerAuth("other"), timeout=5).status_code == 401
     assert "static-token" not in repr(BearerAuth("static-token"))
+    for bad in ("two\nlines", "cr\rlf", "nul\x00", "", "  "):
+        with pytest.raises(ValueError):
+            BearerAuth(bad)
+    session = requests.Session()
+    session.auth = TokenAuth(lambda: "injected\r\nX-Evil: 1")
     with pytest.raises(ValueError):
-        BearerAuth("two\nlines")
+        session.get(f"{url}/r", timeout=5)
 
 
 def test_client_credentials_token_is_cached_then_renewed_before_expiry(
