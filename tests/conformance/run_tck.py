@@ -297,20 +297,21 @@ def _cell(counts: Counter[str]) -> str:
 
 
 def requirement_report(run: KitRun) -> str:
-    """The kit's per-requirement verdicts, every requirement of its registry listed."""
+    """The kit's per-requirement verdicts, every requirement of its registry listed, each
+    with the outcomes of its tests per transport (the transports that ran)."""
     recorded: dict[str, Any] = run.report.get("per_requirement", {})
     known = run.requirements or [{"id": r, "level": v.get("level", "?"), "title": ""}
                                  for r, v in recorded.items()]
-    lines = ["per requirement (the kit's verdict; per transport: PASS / FAIL / SKIPPED)"]
+    lines = ["per requirement (the kit's verdict; its tests per transport: "
+             "p passed, f failed, s skipped, x xfailed)"]
     counts: Counter[tuple[str, str]] = Counter()
     for req in known:
         rec = recorded.get(req["id"])
         status = rec["status"] if rec else "NOT TESTED"
         counts[(req["level"], status)] += 1
-        transports = " ".join(f"{t}={s}" for t, s in sorted((rec or {}).get("transports",
-                                                                            {}).items()))
-        lines.append(f"  {req['id']:<24} {req['level']:<6} {status:<10} {transports}"
-                     f"  {req.get('title', '')[:60]}")
+        tests = _tests_by_transport(run, (rec or {}).get("test_ids", []))
+        lines.append(f"  {req['id']:<24} {req['level']:<6} {status:<10} {tests:<22}"
+                     f" {req.get('title', '')[:56]}")
     lines.append("requirements: " + ", ".join(
         f"{level} {status} {n}" for (level, status), n in sorted(counts.items())))
     summary = run.report.get("summary", {})
@@ -319,6 +320,23 @@ def requirement_report(run: KitRun) -> str:
             f"{k.replace('_compatibility', '')} {v}" for k, v in summary.items()
             if k.endswith("_compatibility")))
     return "\n".join(lines)
+
+
+_SHORT = {"passed": "p", "failed": "f", "error": "f", "skipped": "s", "xfailed": "x",
+          "xpassed": "X"}
+
+
+def _tests_by_transport(run: KitRun, test_ids: Sequence[str]) -> str:
+    """``jsonrpc 3p1s any 1p``: the outcomes of a requirement's tests, on the transports run."""
+    by_transport: dict[str, Counter[str]] = {}
+    for test_id in test_ids:
+        record = run.outcomes.get(test_id)
+        if record is None or record["transport"] not in (*run.transports, "any"):
+            continue
+        by_transport.setdefault(record["transport"], Counter())[record["outcome"]] += 1
+    return " ".join(
+        f"{name} " + "".join(f"{n}{_SHORT[o]}" for o, n in sorted(counts.items()))
+        for name, counts in sorted(by_transport.items()))
 
 
 def kit_10_dev_details(run: KitRun, show_skips: bool) -> str:

@@ -1,0 +1,70 @@
+"""The runner's own parts that need no kit: the agent it starts and the tables it prints."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import requests
+import run_tck
+
+
+def _outcome(outcome: str, level: str, transport: str, reason: str = "") -> dict[str, str]:
+    return {"outcome": outcome, "level": level, "transport": transport, "reason": reason}
+
+
+OUTCOMES = {
+    "a.py::t[jsonrpc]": _outcome("passed", "MUST", "jsonrpc"),
+    "a.py::t[grpc]": _outcome("skipped", "MUST", "grpc"),
+    "b.py::u[jsonrpc]": _outcome("skipped", "MUST", "jsonrpc"),
+    "c.py::v[jsonrpc]": _outcome("xfailed", "SHOULD", "jsonrpc"),
+    "d.py::card": _outcome("failed", "MUST", "any", "E   assert False"),
+}
+REPORT = {"per_requirement": {
+    "REQ-A-001": {"level": "MUST", "status": "PASS",
+                  "test_ids": ["a.py::t[jsonrpc]", "a.py::t[grpc]", "b.py::u[jsonrpc]"]},
+    "REQ-C-001": {"level": "SHOULD", "status": "FAIL", "test_ids": ["c.py::v[jsonrpc]"]},
+}}
+REQUIREMENTS = [{"id": "REQ-A-001", "level": "MUST", "title": "a"},
+                {"id": "REQ-C-001", "level": "SHOULD", "title": "c"},
+                {"id": "REQ-D-001", "level": "MUST", "title": "d"}]
+
+
+def _run() -> run_tck.KitRun:
+    return run_tck.KitRun(["jsonrpc"], OUTCOMES, REPORT, REQUIREMENTS, 1.0, Path("log"), 0)
+
+
+def test_the_summary_counts_tests_by_level_and_transport() -> None:
+    lines = run_tck.kit_10_dev_summary(_run()).splitlines()
+    must = next(line for line in lines if line.startswith("MUST"))
+    assert must.split() == ["MUST", "1/0/1", "0/0/1", "0/1/0"]  # jsonrpc, grpc, any
+    should = next(line for line in lines if line.startswith("SHOULD"))
+    assert "0/0/0 +1xf" in should
+    assert "1 passed, 1 failed, 2 skipped, 1 xfailed of 5 tests" in lines[-1]
+
+
+def test_every_requirement_of_the_registry_is_reported() -> None:
+    report = run_tck.requirement_report(_run())
+    assert "REQ-A-001" in report and "jsonrpc 1p1s" in report
+    assert "grpc" not in report.split("REQ-A-001")[1].splitlines()[0]  # not run: not shown
+    assert "REQ-D-001                MUST   NOT TESTED" in report
+    assert "MUST NOT TESTED 1, MUST PASS 1, SHOULD FAIL 1" in report
+
+
+def test_failures_are_listed_and_skips_only_when_asked() -> None:
+    assert "d.py::card" in run_tck.kit_10_dev_details(_run(), show_skips=False)
+    assert "b.py::u[jsonrpc]" not in run_tck.kit_10_dev_details(_run(), show_skips=False)
+    assert "b.py::u[jsonrpc]" in run_tck.kit_10_dev_details(_run(), show_skips=True)
+
+
+def test_the_agent_runs_under_the_venvs_gunicorn_and_declares_json_rpc() -> None:
+    argv = run_tck.gunicorn_argv(1234)
+    assert argv[0] == str(Path(sys.executable).parent / "gunicorn")
+    assert "127.0.0.1:1234" in argv and argv[-1] == "examples.tck_agent:app"
+    port = run_tck.free_port()
+    with run_tck.agent_server(run_tck.gunicorn_argv(port), port) as url:
+        declared = run_tck.declared_transports(url)
+        assert declared[0] == "jsonrpc" and set(declared) <= set(run_tck.KIT_TRANSPORTS)
+        card = requests.get(url + "/.well-known/agent-card.json", timeout=5).json()
+        assert card["supportedInterfaces"][0]["url"] == f"http://localhost:{port}/"
+        assert "protocolVersion" not in card  # the strict 1.0 card, header or not
