@@ -80,13 +80,14 @@ def _transport(item: pytest.Item) -> str:
 
 
 def _reason(report: pytest.TestReport) -> str:
-    """The skip or xfail reason, or the failure's last line."""
+    """The skip or xfail reason, or the failure's first ``E`` line (the assertion message)."""
     if report.skipped and isinstance(report.longrepr, tuple):
         return str(report.longrepr[2])
     if hasattr(report, "wasxfail"):
         return str(report.wasxfail)
-    text = report.longreprtext.strip()
-    return text.splitlines()[-1] if text else ""
+    lines = report.longreprtext.strip().splitlines()
+    explained = [line for line in lines if line.startswith("E ")]
+    return (explained or lines or [""])[0]
 
 
 @pytest.hookimpl(hookwrapper=True)
