@@ -62,12 +62,16 @@ class CardEndpoint:
         *,
         last_modified: datetime,
         rpc_path: str = "",
+        rest_path: str | None = None,
+        bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"),
         versions: Sequence[str] = (),
         extensions: Sequence[Extension] = (),
     ) -> None:
         self._agent_card = agent_card
         self.last_modified = last_modified
         self.rpc_path = rpc_path
+        self.rest_path = rest_path
+        self.bindings = tuple(bindings)
         self.versions = tuple(versions)
         self.extensions = tuple(extensions)
         #: Whether 0.3 readers are served (the dual card); else only the strict 1.0 card is.
@@ -99,20 +103,31 @@ class CardEndpoint:
         return HttpResponse(200, list(headers), b"" if request.method == "HEAD" else body)
 
     def with_endpoints(self, card: AgentCard, base_url: str | None) -> AgentCard:
-        """``card`` with one JSON-RPC interface per version when it declares none.
+        """``card`` with the interfaces this server serves, when it declares none.
 
-        Raises RuntimeError (a deployment mistake, loudly) when there is no URL.
+        In ``bindings`` order: a JSON-RPC interface per version (newest first),
+        and the HTTP+JSON one (1.0) when it is served. Raises RuntimeError (a
+        deployment mistake, loudly) when there is no URL.
         """
         if not card.supported_interfaces:
             if not base_url:
                 raise RuntimeError(MISSING_BASE_URL)
-            endpoint = base_url.rstrip("/") + "/" + (self.rpc_path + "/" if self.rpc_path else "")
-            interfaces = [
-                AgentInterface(url=endpoint, protocol_binding="JSONRPC", protocol_version=v)
-                for v in sorted(self.versions, reverse=True)
-            ]
-            card = replace(card, supported_interfaces=interfaces)
+            card = replace(card, supported_interfaces=self._interfaces(base_url.rstrip("/")))
         return merge_card_extensions(card, self.extensions)
+
+    def _interfaces(self, base: str) -> list[AgentInterface]:
+        interfaces: list[AgentInterface] = []
+        for binding in self.bindings:
+            if binding == "JSONRPC":
+                url = base + "/" + (self.rpc_path + "/" if self.rpc_path else "")
+                interfaces += [AgentInterface(url=url, protocol_binding="JSONRPC",
+                                              protocol_version=v)
+                               for v in sorted(self.versions, reverse=True)]
+            elif binding == "HTTP+JSON" and self.rest_path is not None:
+                url = base + "/" + self.rest_path
+                interfaces.append(AgentInterface(url=url, protocol_binding="HTTP+JSON",
+                                                 protocol_version=V1_0))
+        return interfaces
 
     def _encoded(self, base_url: str | None, variant: str) -> _Encoded:
         key = (base_url or "", variant)

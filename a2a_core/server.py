@@ -1,11 +1,13 @@
 """Server-side dispatch: one HTTP request in, one HTTP response out.
 
-The :class:`Dispatcher` is the protocol state machine of the server. It
-routes (card or JSON-RPC endpoint), negotiates the version and extensions,
-decodes and validates params, asks ``authorize_task``, calls the typed
-:class:`~a2a_core.service.A2AService` and encodes the answer in the
-negotiated version: JSON, or an iterator of SSE chunks. It does no I/O of its
-own, so the WSGI adapter and the runtime stay thin.
+The :class:`Dispatcher` makes the HTTP-level decisions and nothing else: it
+routes (card, JSON-RPC endpoint, HTTP+JSON paths), negotiates the version and
+extensions, builds the :class:`~a2a_core.service.CallContext`, applies the
+capability gates and the stream admission, and writes the answer of
+:class:`~a2a_core.operations.Operations` in the binding's framing: a JSON-RPC
+response or SSE of JSON-RPC responses; a bare JSON body, SSE of bare
+StreamResponse objects or a ``google.rpc.Status`` error over HTTP+JSON. It does
+no I/O of its own, so the WSGI adapter and the runtime stay thin.
 
 Order of checks for a JSON-RPC POST, and why:
 
@@ -16,36 +18,34 @@ Order of checks for a JSON-RPC POST, and why:
 1. body size (the adapter flags it) and envelope: nothing else can be read
    from a body that is not a JSON-RPC request;
 2. version, then method, then extensions: an unsupported version is refused
-   before anything runs; the request id is echoed whenever it was readable
-   (the seed answers ``id: null`` here; echoing is what JSON-RPC asks for);
+   before anything runs; the request id is echoed whenever it was readable;
 3. capability gates (streaming, push, extended card) before params, so a
-   client learns "not supported" rather than "bad params";
-4. params, then authorization, then the operation. A task that is missing
-   and one the caller may not see give the same -32001, byte for byte.
+   client learns "not supported" rather than "bad params"; then a streaming
+   call must be admitted (a server whose stream capacity is used up answers
+   503 with ``Retry-After`` rather than going deaf);
+4. params, then authorization, then the operation (:mod:`a2a_core.operations`).
 
-Errors found before a stream starts are plain JSON-RPC error responses
-(``application/json``, HTTP 200), the streaming methods included: unknown,
-denied or terminal task, bad params, a disabled capability (REFERENCE §3.2; a
-client can only type an error it gets as JSON). Once a stream has begun, an
-error is its last SSE event. A service's stream may also fail lazily, when
-first iterated: SubscribeToTask's first item is the task as it is now, which a
-service has at hand, so it is taken before answering and its error is plain
-JSON too. A send stream's first item waits for the agent (a new task is
-stored only when the agent starts), and a resumed subscription's for the next
-event, so those are not awaited: an error they raise before yielding anything
-is the stream's only SSE event.
+An HTTP+JSON request is routed by its path (:mod:`a2a_core.rest`), which also
+checks its content type, size and JSON, and then follows steps 2-4.
+
+Errors found before a stream starts are plain error responses, the streaming
+methods included: unknown, denied or terminal task, bad params, a disabled
+capability (REFERENCE §3.2; a client can only type an error it gets as JSON).
+Once a stream has begun, an error is its last SSE event. SubscribeToTask's
+first item is the task as it is now, which a service has at hand, so it is
+taken before answering and its error is plain too; a send stream's first item
+waits for the agent, and a resumed subscription's for the next event, so
+those are not awaited.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
-from . import wire
-from .auth import AuthorizationContext, AuthorizeOperation, TaskAuthorizer
+from . import rest, wire
 from .card_endpoint import CardEndpoint
 from .errors import (
     ExtendedAgentCardNotConfiguredError,
@@ -53,7 +53,6 @@ from .errors import (
     InvalidRequestError,
     PushNotificationNotSupportedError,
     RPCError,
-    TaskNotFoundError,
     UnsupportedOperationError,
     VersionNotSupportedError,
 )
@@ -64,28 +63,28 @@ from .extensions import (
     parse_extensions_header,
 )
 from .http import HttpRequest, HttpResponse
-from .jsonrpc import (
-    RPCRequest,
-    encode_error_response,
-    encode_response,
-    parse_request,
-)
+from .jsonrpc import RPCRequest, encode_error_response, encode_response, parse_request
 from .methods import PUSH_OPERATIONS, STREAMING_OPERATIONS, Operation, operation_for
-from .models import (
-    AgentCard,
-    SendMessageRequest,
-    Task,
-)
+from .models import AgentCard
+from .operations import Operations, Outcome, Stream
 from .service import A2AService, CallContext, StreamItem
-from .streaming import SSE_HEADERS, sse_body, started
-from .tasks import merge_metadata, strip_artifacts, trim_history, with_identity
+from .streaming import SSE_HEADERS, closing, sse_body
+from .tasks import merge_metadata, with_identity
 from .versioning import SUPPORTED_VERSIONS, V0_3, V1_0, negotiate_version, normalize_version
 
-__all__ = ["Dispatcher", "DEFAULT_AGENT_CARD_PATH", "DEFAULT_MAX_PARTS"]
+__all__ = [
+    "Dispatcher",
+    "StreamAdmission",
+    "DEFAULT_AGENT_CARD_PATH",
+    "DEFAULT_MAX_PARTS",
+    "DEFAULT_REST_PATH",
+]
 
 logger = logging.getLogger("a2a_core.server")
 
 DEFAULT_AGENT_CARD_PATH = ".well-known/agent-card.json"
+#: Where the HTTP+JSON binding's paths start, below the mount point.
+DEFAULT_REST_PATH = "rest"
 #: Parts in one message; more is refused with -32602 before the agent runs.
 DEFAULT_MAX_PARTS = 256
 _JSON = "application/json"
@@ -94,35 +93,25 @@ _JSON = "application/json"
 _SIMPLE_REQUEST_TYPES = frozenset(
     {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
 )
+#: The interface bindings a card lists, in this order unless the deployment says otherwise.
+DEFAULT_BINDINGS = ("JSONRPC", "HTTP+JSON")
 
 
-@dataclass(frozen=True, slots=True)
-class _Stream:
-    """A handler's answer that is a stream rather than one result."""
+class StreamAdmission(Protocol):
+    """Decides whether one more stream may open (the adapter knows its capacity)."""
 
-    items: Iterator[StreamItem]
+    #: Seconds a refused client should wait before trying again.
+    retry_after: int
+
+    def admit(self) -> bool:
+        """Take a place for a stream; False when none is free."""
+
+    def release(self) -> None:
+        """Give back a place :meth:`admit` took."""
 
 
-_Outcome = Any  # an encoded JSON result or a _Stream
-_Handler = Callable[[Mapping[str, Any], "CallContext", "ActivatedExtensions"], _Outcome]
-
-
-#: push-config operation -> (authorize_task operation, A2AService method).
-_PUSH_CONFIG: Mapping[Operation, tuple[AuthorizeOperation, str]] = {
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (
-        AuthorizeOperation.PUSH_SET,
-        "create_push_config",
-    ),
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (AuthorizeOperation.PUSH_GET, "get_push_config"),
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (
-        AuthorizeOperation.PUSH_LIST,
-        "list_push_configs",
-    ),
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: (
-        AuthorizeOperation.PUSH_DELETE,
-        "delete_push_config",
-    ),
-}
+class _Busy(Exception):
+    """A streaming call found no free stream place."""
 
 
 def _path(value: str | None | bool) -> str | None:
@@ -132,7 +121,7 @@ def _path(value: str | None | bool) -> str | None:
 
 
 class Dispatcher:
-    """Answers card requests and JSON-RPC calls on behalf of an :class:`A2AService`."""
+    """Answers card requests, JSON-RPC calls and HTTP+JSON calls for an :class:`A2AService`."""
 
     def __init__(
         self,
@@ -142,42 +131,43 @@ class Dispatcher:
         base_url: str | None = None,
         agent_card_path: str | None | bool = DEFAULT_AGENT_CARD_PATH,
         json_rpc_path: str = "",
+        rest_path: str | None | bool = DEFAULT_REST_PATH,
+        bindings: Sequence[str] = DEFAULT_BINDINGS,
         metadata: Mapping[str, Any] | None = None,
         authorize_task: Callable[..., Any] | None = None,
         extensions: Sequence[Extension] = (),
         versions: Sequence[str] = SUPPORTED_VERSIONS,
         max_json_depth: int = 64,
         max_parts: int = DEFAULT_MAX_PARTS,
+        stream_admission: StreamAdmission | None = None,
     ) -> None:
         self.service = service
         self.base_url = base_url
         self.card_path = _path(agent_card_path)
         self.rpc_path = _path(json_rpc_path) or ""
+        self.versions = tuple(normalize_version(v) for v in versions)
+        # HTTP+JSON is a 1.0 binding: served only when 1.0 is.
+        self.rest_path = _path(rest_path) if V1_0 in self.versions else None
         self.last_modified = last_modified
         self.metadata = dict(metadata or {})
-        self.authorize_task = authorize_task
-        self._authorizer = TaskAuthorizer(authorize_task)
         self.extensions = tuple(extensions)
-        self.versions = tuple(normalize_version(v) for v in versions)
         self.max_json_depth = max_json_depth
-        self.max_parts = max_parts
+        self.stream_admission = stream_admission
         self.card = CardEndpoint(
             service.agent_card,
             last_modified=last_modified,
             rpc_path=self.rpc_path,
+            rest_path=self.rest_path,
+            bindings=bindings,
             versions=self.versions,
             extensions=self.extensions,
         )
-        self._handlers: dict[Operation, _Handler] = {
-            Operation.SEND_MESSAGE: self._send_message,
-            Operation.SEND_STREAMING_MESSAGE: self._send_streaming_message,
-            Operation.GET_TASK: self._get_task,
-            Operation.LIST_TASKS: self._list_tasks,
-            Operation.CANCEL_TASK: self._cancel_task,
-            Operation.SUBSCRIBE_TO_TASK: self._subscribe_to_task,
-            **{operation: self._push_config_handler(operation) for operation in _PUSH_CONFIG},
-            Operation.GET_EXTENDED_AGENT_CARD: self._get_extended_agent_card,
-        }
+        self.operations = Operations(
+            service,
+            with_endpoints=self.card.with_endpoints,
+            authorize_task=authorize_task,
+            max_parts=max_parts,
+        )
 
     # -- routing -----------------------------------------------------------------------
 
@@ -205,6 +195,10 @@ class Dispatcher:
                     )
                 return self._rpc(request, base_url, metadata, identity)
             return _plain(405, "Method Not Allowed", [("Allow", "POST")])
+        rest_path = self.rest_path
+        if rest_path is not None and (path == rest_path or path.startswith(rest_path + "/")):
+            sub_path = path[len(rest_path):] or "/"
+            return self._rest(request, sub_path, base_url, metadata, identity)
         return _plain(404, "Not Found")
 
     # -- agent card --------------------------------------------------------------------
@@ -237,19 +231,10 @@ class Dispatcher:
             operation = operation_for(rpc.method)
             params: Mapping[str, Any] = rpc.params or {}
             activated = self._activate(request, params, version)
-            ctx = CallContext(
-                version=version,
-                metadata=self._merged_metadata(metadata, params, identity),
-                extensions=dict(activated.by_uri),
-                identity=identity,
-                tenant=params.get("tenant") if isinstance(params.get("tenant"), str) else None,
-                params=params,
-                last_event_id=request.headers.get("Last-Event-ID"),
-                base_url=base_url or self.base_url,
-                client_gone=request.client_gone,
-            )
-            self._check_capabilities(operation, version)
-            outcome = self._handlers[operation](params, ctx, activated)
+            ctx = self._context(request, params, version, activated, base_url, metadata, identity)
+            outcome = self._run(operation, params, ctx, activated)
+        except _Busy:
+            return self._busy_rpc(request_id, version, activated)
         except RPCError as err:
             # A parse error knows the id when it could read one; later errors use rpc.id.
             echoed = request_id if request_id is not None else err.request_id
@@ -257,7 +242,12 @@ class Dispatcher:
         except Exception:
             logger.exception("unhandled error while dispatching a JSON-RPC request")
             return self._error(request_id, InternalError(), version, activated)
-        return self._answer(request_id, version, activated, outcome)
+        headers = self._response_headers(version, activated)
+        if isinstance(outcome, Stream):
+            body = sse_body(request_id, version, outcome.items)
+            return HttpResponse(200, SSE_HEADERS + headers, body)
+        payload = encode_response(request_id, outcome.value)
+        return HttpResponse(200, [("Content-Type", _JSON), *headers], payload)
 
     def _negotiate_version(self, request: HttpRequest) -> tuple[str, RPCError | None]:
         """The version to answer in, and the error to raise once the id is known.
@@ -276,11 +266,79 @@ class Dispatcher:
     def _parse(self, request: HttpRequest, version: str) -> RPCRequest:
         if request.body_too_large:
             raise InvalidRequestError("Request body too large")
-        # 0.3 peers (the seed, the 0.3 SDK and kit) send id-less requests and
-        # expect an answer with id null; 1.0 stays strict.
+        # 0.3 peers (the 0.3 SDK and kit) send id-less requests and expect an
+        # answer with id null; 1.0 stays strict.
         return parse_request(
             request.body, max_depth=self.max_json_depth, allow_notifications=version == V0_3
         )
+
+    def _error(
+        self, request_id: Any, err: RPCError, version: str, activated: ActivatedExtensions | None
+    ) -> HttpResponse:
+        body = encode_error_response(request_id, wire.encode_error(err, version))
+        headers = [("Content-Type", _JSON), *self._response_headers(version, activated)]
+        return HttpResponse(200, headers, body)
+
+    def _busy_rpc(
+        self, request_id: Any, version: str, activated: ActivatedExtensions | None
+    ) -> HttpResponse:
+        answer = self._error(request_id, self._busy_error(), version, activated)
+        return HttpResponse(503, [*answer.headers, *self._retry_after()], answer.body)
+
+    # -- HTTP+JSON ---------------------------------------------------------------------
+
+    def _rest(
+        self,
+        request: HttpRequest,
+        sub_path: str,
+        base_url: str | None,
+        metadata: Mapping[str, Any] | None,
+        identity: Any,
+    ) -> HttpResponse:
+        routed = rest.route(
+            request.method,
+            sub_path,
+            request.query,
+            request.body,
+            content_type=request.headers.get("Content-Type"),
+            body_too_large=request.body_too_large,
+            max_depth=self.max_json_depth,
+        )
+        if isinstance(routed, rest.RestError):
+            return rest.error_response(routed.error, status=routed.status, headers=routed.headers)
+        activated: ActivatedExtensions | None = None
+        try:
+            version = self._rest_version(request)
+            activated = self._activate(request, routed.params, version)
+            ctx = self._context(
+                request, routed.params, version, activated, base_url, metadata, identity,
+                tenant=routed.tenant,
+            )
+            outcome = self._run(routed.operation, routed.params, ctx, activated)
+        except _Busy:
+            headers = [*self._response_headers(V1_0, activated), *self._retry_after()]
+            return rest.error_response(self._busy_error(), status=503, headers=headers)
+        except RPCError as err:
+            return rest.error_response(err, headers=self._response_headers(V1_0, activated))
+        except Exception:
+            logger.exception("unhandled error while dispatching an HTTP+JSON request")
+            headers = self._response_headers(V1_0, activated)
+            return rest.error_response(InternalError(), headers=headers)
+        headers = self._response_headers(version, activated)
+        if isinstance(outcome, Stream):
+            return rest.sse_response(outcome.items, headers)
+        return rest.json_response(routed.operation, outcome.value, headers)
+
+    def _rest_version(self, request: HttpRequest) -> str:
+        """HTTP+JSON is 1.0 only: a request naming no version is read as 1.0 (curl-friendly);
+        one naming another version is refused."""
+        header = request.headers.get("A2A-Version")
+        query = request.query.get("A2A-Version")
+        if not (header and header.strip()) and not query:
+            return V1_0
+        return negotiate_version(header, rest.REST_VERSIONS, query=query)
+
+    # -- shared by both bindings -------------------------------------------------------
 
     def _activate(
         self, request: HttpRequest, params: Mapping[str, Any], version: str
@@ -294,20 +352,31 @@ class Dispatcher:
             requested, self.extensions, {"params": params, "version": version}
         )
 
-    def _answer(
+    def _context(
         self,
-        request_id: Any,
+        request: HttpRequest,
+        params: Mapping[str, Any],
         version: str,
-        activated: ActivatedExtensions | None,
-        outcome: _Outcome,
-    ) -> HttpResponse:
-        """A handler's outcome as JSON, or as an SSE stream for the streaming methods."""
-        response_headers = self._response_headers(version, activated)
-        if isinstance(outcome, _Stream):
-            body = sse_body(request_id, version, outcome.items)
-            return HttpResponse(200, SSE_HEADERS + response_headers, body)
-        payload = encode_response(request_id, outcome)
-        return HttpResponse(200, [("Content-Type", _JSON), *response_headers], payload)
+        activated: ActivatedExtensions,
+        base_url: str | None,
+        metadata: Mapping[str, Any] | None,
+        identity: Any,
+        *,
+        tenant: str | None = None,
+    ) -> CallContext:
+        if tenant is None and isinstance(params.get("tenant"), str):
+            tenant = params["tenant"]
+        return CallContext(
+            version=version,
+            metadata=self._merged_metadata(metadata, params, identity),
+            extensions=dict(activated.by_uri),
+            identity=identity,
+            tenant=tenant,
+            params=params,
+            last_event_id=request.headers.get("Last-Event-ID"),
+            base_url=base_url or self.base_url,
+            client_gone=request.client_gone,
+        )
 
     def _merged_metadata(
         self, per_request: Mapping[str, Any] | None, params: Mapping[str, Any], identity: Any
@@ -319,6 +388,30 @@ class Dispatcher:
         if identity is None:
             return merged
         return with_identity(merged, identity)
+
+    def _run(
+        self,
+        operation: Operation,
+        params: Mapping[str, Any],
+        ctx: CallContext,
+        activated: ActivatedExtensions,
+    ) -> Outcome:
+        """Capability gates, stream admission, then the operation."""
+        self._check_capabilities(operation, ctx.version)
+        admission = self.stream_admission
+        if operation not in STREAMING_OPERATIONS or admission is None:
+            return self.operations.run(operation, params, ctx, activated)
+        if not admission.admit():
+            raise _Busy()
+        try:
+            outcome = self.operations.run(operation, params, ctx, activated)
+        except BaseException:
+            admission.release()
+            raise
+        if not isinstance(outcome, Stream):
+            admission.release()
+            return outcome
+        return Stream(_released(outcome.items, admission.release))
 
     def _check_capabilities(self, operation: Operation, version: str) -> None:
         caps = self.service.agent_card().capabilities
@@ -342,159 +435,20 @@ class Dispatcher:
                 headers.append(("X-A2A-Extensions", value))
         return headers
 
-    def _error(
-        self, request_id: Any, err: RPCError, version: str, activated: ActivatedExtensions | None
-    ) -> HttpResponse:
-        body = encode_error_response(request_id, wire.encode_error(err, version))
-        headers = [("Content-Type", _JSON), *self._response_headers(version, activated)]
-        return HttpResponse(200, headers, body)
-
-    # -- authorization -----------------------------------------------------------------
-
-    def _authorized_task(
-        self, task_id: str, operation: AuthorizeOperation, ctx: CallContext
-    ) -> Task:
-        """Fetch then authorize: a denied task is indistinguishable from a missing one.
-
-        Both become the same :func:`_task_not_found` error, whatever message the
-        service or the plain denial used, so the answer cannot tell them apart.
-        An error the callback chose itself (another message or data) is kept.
-        """
-        try:
-            task = self.service.get_task(task_id, ctx)
-        except TaskNotFoundError:
-            raise _task_not_found(task_id) from None
-        try:
-            self._authorizer.authorize(operation, task, self._auth_context(ctx))
-        except TaskNotFoundError as err:
-            if err.message == TaskNotFoundError.default_message and err.data is None:
-                raise _task_not_found(task_id) from err
-            raise
-        return task
-
-    def _auth_context(self, ctx: CallContext) -> AuthorizationContext:
-        return AuthorizationContext(
-            metadata=ctx.metadata or {}, params=ctx.params, identity=ctx.identity
+    def _busy_error(self) -> InternalError:
+        seconds = self.stream_admission.retry_after if self.stream_admission else 1
+        return InternalError(
+            f"Server busy: every stream place of this worker is taken; retry in {seconds} s"
         )
 
-    # -- operations --------------------------------------------------------------------
-
-    def _decode_send(
-        self,
-        operation: Operation,
-        params: Mapping[str, Any],
-        ctx: CallContext,
-        activated: ActivatedExtensions,
-    ) -> SendMessageRequest:
-        request: SendMessageRequest = wire.decode_params(
-            operation, params, ctx.version, max_parts=self.max_parts
-        )
-        message, _ = activated.apply_request(request.message, dict(params))
-        return replace(request, message=message)
-
-    def _authorize_continuation(self, request: SendMessageRequest, ctx: CallContext) -> None:
-        """A message to an existing task is authorized as GET: the answer holds the task.
-
-        The seed does not authorize it at all, which lets any caller read (and
-        steer) a task it was denied by naming its id in ``message.taskId``.
-        """
-        task_id = request.message.task_id
-        if task_id is not None and self.authorize_task is not None:
-            self._authorized_task(task_id, AuthorizeOperation.GET, ctx)
-
-    def _send_message(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
-        self._authorize_continuation(request, ctx)
-        result = self.service.send_message(request, ctx)
-        if isinstance(result, Task) and request.configuration is not None:
-            result = trim_history(result, request.configuration.history_length)
-        result = activated.apply_response(result, dict(params))
-        return wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version)
-
-    def _send_streaming_message(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        operation = Operation.SEND_STREAMING_MESSAGE
-        request = self._decode_send(operation, params, ctx, activated)
-        self._authorize_continuation(request, ctx)
-        return _Stream(self.service.send_streaming_message(request, ctx))
-
-    def _get_task(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        request = wire.decode_params(Operation.GET_TASK, params, ctx.version)
-        task = self._authorized_task(request.id, AuthorizeOperation.GET, ctx)
-        task = trim_history(task, request.history_length)
-        return wire.encode_result(Operation.GET_TASK, task, ctx.version)
-
-    def _list_tasks(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        request = wire.decode_params(Operation.LIST_TASKS, params, ctx.version)
-        response = self.service.list_tasks(request, ctx)
-        tasks = response.tasks
-        if self.authorize_task is not None:
-            visible = self._authorizer.filter(tasks, self._auth_context(ctx))
-            hidden = len(tasks) - len(visible)
-            tasks = visible
-            response = replace(response, total_size=max(0, response.total_size - hidden))
-        tasks = [trim_history(t, request.history_length) for t in tasks]
-        if not request.include_artifacts:
-            tasks = [strip_artifacts(t) for t in tasks]
-        response = replace(response, tasks=tasks, page_size=len(tasks))
-        return wire.encode_result(Operation.LIST_TASKS, response, ctx.version)
-
-    def _cancel_task(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
-        self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
-        task = self.service.cancel_task(request, ctx)
-        return wire.encode_result(Operation.CANCEL_TASK, task, ctx.version)
-
-    def _subscribe_to_task(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        """Without ``Last-Event-ID`` the stream's first item (the task) is taken now."""
-        request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
-        task = self._authorized_task(request.id, AuthorizeOperation.RESUBSCRIBE, ctx)
-        if task.status.state.is_terminal and ctx.last_event_id is None:
-            raise UnsupportedOperationError(
-                f"Task {task.id} is in a terminal state ({task.status.state.value})"
-            )
-        items = self.service.subscribe_to_task(request, ctx)
-        if ctx.last_event_id is None:
-            items = started(items)
-        return _Stream(items)
-
-    def _push_config_handler(self, operation: Operation) -> _Handler:
-        """The four push-config methods: decode, authorize the task, call, encode."""
-        authorize_as, method_name = _PUSH_CONFIG[operation]
-
-        def handle(
-            params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-        ) -> _Outcome:
-            request = wire.decode_params(operation, params, ctx.version)
-            self._authorized_task(request.task_id, authorize_as, ctx)
-            result = getattr(self.service, method_name)(request, ctx)
-            return wire.encode_result(operation, result, ctx.version)
-
-        return handle
-
-    def _get_extended_agent_card(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-    ) -> _Outcome:
-        operation = Operation.GET_EXTENDED_AGENT_CARD
-        wire.decode_params(operation, params, ctx.version)
-        card = self.card.with_endpoints(self.service.extended_agent_card(ctx), ctx.base_url)
-        return wire.encode_result(operation, card, ctx.version)
+    def _retry_after(self) -> list[tuple[str, str]]:
+        seconds = self.stream_admission.retry_after if self.stream_admission else 1
+        return [("Retry-After", str(seconds))]
 
 
-def _task_not_found(task_id: str) -> TaskNotFoundError:
-    """The one -32001 for a task the caller cannot see (the runtime's wording)."""
-    return TaskNotFoundError(f"Task {task_id} not found")
+def _released(items: Iterator[StreamItem], release: Callable[[], None]) -> Iterator[StreamItem]:
+    """``items``, giving its stream place back once, when closed or exhausted."""
+    return closing(items, on_close=release)
 
 
 def _media_type(content_type: str | None) -> str:

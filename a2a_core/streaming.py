@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -25,7 +25,7 @@ from .service import HEARTBEAT, OutboundEvent, StreamItem
 from .sse import encode_comment, encode_event
 from .versioning import V0_3
 
-__all__ = ["SSE_HEADERS", "sse_body", "started", "dumps"]
+__all__ = ["SSE_HEADERS", "sse_body", "started", "closing", "dumps"]
 
 logger = logging.getLogger("a2a_core.streaming")
 
@@ -115,6 +115,41 @@ def _close(iterator: object) -> None:
     close = getattr(iterator, "close", None)
     if close is not None:
         close()
+
+
+def closing(items: Iterator[StreamItem], *, on_close: Callable[[], None]) -> Iterator[StreamItem]:
+    """``items``, calling ``on_close`` once: when exhausted, when it raises, or when closed
+    (before the first item too). ``close()`` closes ``items``."""
+    return _OnClose(items, on_close)
+
+
+class _OnClose:
+    __slots__ = ("_items", "_on_close")
+
+    def __init__(self, items: Iterator[StreamItem], on_close: Callable[[], None]) -> None:
+        self._items = items
+        self._on_close: Callable[[], None] | None = on_close
+
+    def __iter__(self) -> _OnClose:
+        return self
+
+    def __next__(self) -> StreamItem:
+        try:
+            return next(self._items)
+        except BaseException:
+            self._done()
+            raise
+
+    def close(self) -> None:
+        try:
+            _close(self._items)
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
 
 
 class _Prepended:

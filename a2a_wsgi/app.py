@@ -22,16 +22,17 @@ from urllib.parse import parse_qsl
 
 from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import AgentCapabilities, AgentCard
-from a2a_core.server import Dispatcher
+from a2a_core.server import DEFAULT_BINDINGS, DEFAULT_REST_PATH, Dispatcher
 from a2a_core.service import A2AService
 
+from .admission import StreamPlaces, default_stream_limit
 from .concurrency import default_agent_workers
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
 from .public_url import UntrustedHostError, normalize_hosts, request_base_url
 from .push import JWKS_PATH, PushDeliverer, PushPlanner, PushSettings
 from .runtime import Runtime
-from .serve import gunicorn_worker_count, hook_gunicorn_worker
+from .serve import gunicorn_worker_config, gunicorn_worker_count, hook_gunicorn_worker
 from .store_choice import MemoryStoreInManyProcessesError, choose_store
 from .stores import open_store
 
@@ -52,6 +53,8 @@ class _Assembly:
     dispatcher: Dispatcher
     card: AgentCard
     deliverer: PushDeliverer | None
+    #: Open streams of this process, and how many may be.
+    streams: StreamPlaces
     #: Hosts whose Host header the card may advertise.
     trusted_hosts: tuple[str, ...]
     #: The store was chosen as "memory" only because no process count was known yet.
@@ -62,8 +65,9 @@ class A2AApp:
     """A WSGI application serving one agent over JSON-RPC (0.3 and 1.0) and SSE.
 
     Creating one starts nothing and opens nothing: the runtime, its store and
-    the push worker are assembled at the first request (or :meth:`start`),
-    when the server says whether it runs several processes.
+    the push worker are assembled at the first request (or :meth:`start`;
+    ``serve()`` and a gunicorn worker call it), when the server says whether
+    it runs several processes.
 
     ``base_url`` is the public URL the card advertises; left None, it comes
     from each request's Host when that host is in ``trusted_hosts`` (default:
@@ -84,6 +88,8 @@ class A2AApp:
     def __init__(self, agent: Any, *, base_url: str | None = None,
                  trusted_hosts: Collection[str] | None = None,
                  agent_card_path: str | None | bool = DEFAULT_CARD_PATH, json_rpc_path: str = "",
+                 rest_path: str | None | bool = DEFAULT_REST_PATH,
+                 bindings: Sequence[str] = DEFAULT_BINDINGS, max_streams: int | None = None,
                  agent_card_opts: Mapping[str, Any] | None = None,
                  last_modified: datetime | None = None, metadata: Mapping[str, Any] | None = None,
                  resubscribe_timeout: float = 60.0, heartbeat_interval: float = 15.0,
@@ -108,16 +114,20 @@ class A2AApp:
             extended_card=extended_card, **dict(runtime_options or {}))
         self._card_opts = agent_card_opts
         self._dispatcher_options: dict[str, Any] = dict(
-            agent_card_path=agent_card_path, json_rpc_path=json_rpc_path, metadata=metadata,
+            agent_card_path=agent_card_path, json_rpc_path=json_rpc_path, rest_path=rest_path,
+            bindings=tuple(bindings), metadata=metadata,
             authorize_task=authorize_task, extensions=extensions, versions=tuple(versions),
             max_json_depth=max_json_depth, max_parts=max_parts,
             last_modified=last_modified or datetime.now(timezone.utc))
+        self._max_streams = max_streams
         self._assembly: _Assembly | None = None
         self._lock = threading.Lock()
-        workers = gunicorn_worker_count()
-        if workers is not None and workers > 1:
-            choose_store(store, multiprocess=True)  # an in-memory store: refuse to boot
         hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
+        if gunicorn_worker_config() is not None:
+            # Created in a gunicorn worker: this process serves now, so assemble at boot
+            # (push deliveries resume without waiting for a request; a named in-memory
+            # store for several workers refuses to boot).
+            self.start()
 
     # -- assembly ------------------------------------------------------------------------
 
@@ -127,7 +137,9 @@ class A2AApp:
         ``multiprocess`` says whether other processes serve the same app (None:
         as the gunicorn worker count says, else no).
         """
-        self._assembled(_in_many_processes() if multiprocess is None else multiprocess)
+        assembly = self._assembled(_in_many_processes() if multiprocess is None else multiprocess)
+        if assembly.deliverer is not None:
+            assembly.deliverer.ensure_started()  # a backlog left by a restart goes out now
         return self
 
     def _assembled(self, multiprocess: bool) -> _Assembly:
@@ -155,9 +167,13 @@ class A2AApp:
         deliverer = (PushDeliverer(runtime.store, self.push) if self.push is not None else None)
         card = _apply_card_opts(runtime.agent_card(), self._card_opts)
         service = cast(A2AService, _CardService(runtime, card))
-        dispatcher = Dispatcher(service, **self._dispatcher_options)
+        limit = self._max_streams
+        if limit is None:
+            limit = default_stream_limit(gunicorn_worker_config())
+        streams = StreamPlaces(limit)
+        dispatcher = Dispatcher(service, stream_admission=streams, **self._dispatcher_options)
         guessed = spec == "memory" and self.store is None and not multiprocess
-        return _Assembly(runtime, dispatcher, card, deliverer,
+        return _Assembly(runtime, dispatcher, card, deliverer, streams,
                          normalize_hosts(self.trusted_hosts), guessed)
 
     def _current(self) -> _Assembly:
@@ -178,6 +194,11 @@ class A2AApp:
     def card(self) -> AgentCard:
         """The agent's card with the deployment's overrides (before endpoints are filled in)."""
         return self._current().card
+
+    @property
+    def streams(self) -> StreamPlaces:
+        """Open SSE streams of this process and their limit (``max_streams``)."""
+        return self._current().streams
 
     @property
     def deliverer(self) -> PushDeliverer | None:

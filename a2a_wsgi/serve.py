@@ -44,6 +44,7 @@ __all__ = [
     "stop_streams_on_sigterm",
     "hook_gunicorn_worker",
     "gunicorn_worker_count",
+    "gunicorn_worker_config",
 ]
 
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}
@@ -106,9 +107,13 @@ class ServerHandle:
 def serve(app: Callable[..., Any], addr: str | int = "127.0.0.1:0") -> ServerHandle:
     """Serve ``app`` on a threaded werkzeug server in a daemon thread; return at once.
 
-    An :class:`~a2a_wsgi.app.A2AApp` without a ``base_url`` advertises the
-    URL each request came in on (:mod:`a2a_wsgi.public_url`).
+    An :class:`~a2a_wsgi.app.A2AApp` is started first (its push deliveries
+    resume at once); without a ``base_url`` it advertises the URL each
+    request came in on (:mod:`a2a_wsgi.public_url`).
     """
+    start = getattr(app, "start", None)
+    if callable(start):
+        start()
     host, port = parse_addr(addr)
     server = make_server(host, port, app, threaded=True)
     bound_port = server.socket.getsockname()[1]
@@ -215,12 +220,12 @@ def hook_gunicorn_worker() -> bool:
     return stop_streams_on_sigterm()
 
 
-def gunicorn_worker_count() -> int | None:
-    """The ``workers`` setting of the gunicorn worker this process is; None outside one.
+def gunicorn_worker_config() -> Any:
+    """The settings (``cfg``) of the gunicorn worker this process is; None outside one.
 
     Read from the worker object that owns the SIGTERM handler (gunicorn
-    installs it before loading the app), so an app can tell at creation that
-    its processes must share a store.
+    installs it before loading the app), so an app can size itself for its
+    server when it is created or first called.
     """
     handler = signal.getsignal(signal.SIGTERM)
     if isinstance(handler, _StopStreamsThenChain):
@@ -228,7 +233,12 @@ def gunicorn_worker_count() -> int | None:
     owner = getattr(handler, "__self__", None)
     if owner is None or not type(owner).__module__.startswith("gunicorn.workers"):
         return None
-    workers = getattr(getattr(owner, "cfg", None), "workers", None)
+    return getattr(owner, "cfg", None)
+
+
+def gunicorn_worker_count() -> int | None:
+    """The ``workers`` setting of the gunicorn worker this process is; None outside one."""
+    workers = getattr(gunicorn_worker_config(), "workers", None)
     return workers if isinstance(workers, int) else None
 
 

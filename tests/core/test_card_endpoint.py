@@ -103,7 +103,8 @@ def test_an_app_without_0_3_serves_only_the_strict_card(headers: dict[str, str])
     response = get(dispatcher(versions=("1.0",)), headers)
     card = card_of(response)
     assert_strict(card)
-    assert [i["protocolVersion"] for i in card["supportedInterfaces"]] == ["1.0"]
+    assert [(i["protocolBinding"], i["protocolVersion"]) for i in card["supportedInterfaces"]] == [
+        ("JSONRPC", "1.0"), ("HTTP+JSON", "1.0")]
     assert "A2A-Version" in header(response, "Vary")
 
 

@@ -185,7 +185,7 @@ def test_the_callback_form_is_worked_out_once() -> None:
 
     callback = Counting()
     d, _ = dispatcher(callback)
-    assert d.authorize_task is callback
+    assert d.operations.authorize_task is callback
     for _ in range(3):
         assert "result" in json.loads(body_of(post(d, "GetTask", {"id": OWNED})))
     assert len(calls) == 3

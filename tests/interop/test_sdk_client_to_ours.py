@@ -158,8 +158,11 @@ def test_sdk_resolves_our_card(ours: Ours) -> None:
     assert [skill.id for skill in card.skills] == ["calc"]
     assert list(card.skills[0].examples) == ["add 2 and 3"]
     assert card.capabilities.streaming
-    assert [(i.protocol_binding, i.protocol_version, i.url) for i in card.supported_interfaces] \
-        == [("JSONRPC", ours.version, ours.calc.url + "/")]
+    expected = [("JSONRPC", ours.version, ours.calc.url + "/")]
+    if ours.version == "1.0":  # HTTP+JSON is a 1.0 binding
+        expected.append(("HTTP+JSON", "1.0", ours.calc.url + "/rest"))
+    assert [(i.protocol_binding, i.protocol_version, i.url)
+            for i in card.supported_interfaces] == expected
 
 
 def test_sdk_picks_1_0_from_our_dual_card(serve_ours: Callable[..., ServerHandle]) -> None:

@@ -111,7 +111,8 @@ def test_card_has_validators_and_the_served_url(server: Any) -> None:
     assert (card["name"], card["version"]) == ("Probe Agent", "2.0.0")
     assert card["capabilities"]["streaming"] is True
     assert not card["capabilities"].get("pushNotifications")
-    assert {i["url"] for i in card["supportedInterfaces"]} == {server.url + "/"}
+    assert {(i["protocolBinding"], i["url"]) for i in card["supportedInterfaces"]} == {
+        ("JSONRPC", server.url + "/"), ("HTTP+JSON", server.url + "/rest")}
     assert card["url"] == server.url + "/"  # the 0.3 reading of the same card
     check_response("DualAgentCard", card, "1.0")
 
@@ -152,7 +153,8 @@ def test_card_path_and_rpc_path_options(probe: Probe) -> None:
         default = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5)
         assert default.status_code == 404
         card = requests.get(handle.url + "/meta/card.json", timeout=5).json()
-        assert {i["url"] for i in card["supportedInterfaces"]} == {handle.url + "/rpc/"}
+        assert {i["url"] for i in card["supportedInterfaces"]} == {
+            handle.url + "/rpc/", handle.url + "/rest"}
         task = Peer(handle.url + "/rpc", "1.0").send("hello")
         assert state_of(task) == "completed"
         root = requests.post(handle.url + "/", json={}, timeout=5)

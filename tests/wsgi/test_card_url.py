@@ -86,7 +86,7 @@ def test_a_card_request_with_an_untrusted_host_is_refused_and_rpc_still_works() 
     refused = client.get(CARD, headers={"Host": "evil.example"})
     assert refused.status_code == 400 and "base_url=" in refused.get_data(as_text=True)
     assert _urls(client.get(CARD, headers={"Host": "127.0.0.1:8123"})) == [
-        "http://127.0.0.1:8123/", "http://127.0.0.1:8123/"]
+        "http://127.0.0.1:8123/", "http://127.0.0.1:8123/", "http://127.0.0.1:8123/rest"]
     body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
     answer = client.post("/", json=body, headers={"Host": "evil.example",
@@ -141,7 +141,7 @@ def test_gunicorn_serving_the_echo_example_advertises_its_own_port(echo_on_a_por
     url = echo_on_a_port.url
     assert not url.endswith(":8000/")
     card = requests.get(url + CARD.lstrip("/"), timeout=5).json()
-    assert {i["url"] for i in card["supportedInterfaces"]} == {url}
+    assert {i["url"] for i in card["supportedInterfaces"]} == {url, url + "rest"}
     assert Peer(card["supportedInterfaces"][0]["url"]).send("hi")["status"]["state"] == (
         "TASK_STATE_COMPLETED")
 

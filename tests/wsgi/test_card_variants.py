@@ -122,7 +122,8 @@ def assert_dual(response: requests.Response, base: str) -> dict[str, Any]:
 
 def test_the_strict_card_for_a_1_0_reader(site: str) -> None:
     card = assert_strict(fetch(site + "/card.json", {"A2A-Version": "1.0"}))
-    assert [i["protocolVersion"] for i in card["supportedInterfaces"]] == ["1.0", "0.3"]
+    assert [(i["protocolBinding"], i["protocolVersion"]) for i in card["supportedInterfaces"]] == [
+        ("JSONRPC", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "1.0")]
     assert all(set(s) == {SCHEME_KEYS[name]} for name, s in card["securitySchemes"].items())
     assert card["securityRequirements"] == [{"schemes": {"oauth": {"list": ["read"]}}},
                                             {"schemes": {"key": {"list": []}}}]
@@ -179,7 +180,9 @@ def test_an_app_without_0_3_serves_the_strict_card_on_its_own_route() -> None:
         for headers in ({}, {"A2A-Version": "0.3"}, {"A2A-Version": "1.0"}):
             response = fetch(url, headers)
             card = assert_strict(response)
-            assert [i["protocolVersion"] for i in card["supportedInterfaces"]] == ["1.0"]
+            assert [(i["protocolBinding"], i["protocolVersion"])
+                    for i in card["supportedInterfaces"]] == [
+                ("JSONRPC", "1.0"), ("HTTP+JSON", "1.0")]
             assert response.headers["Vary"] == "A2A-Version"
         tag = fetch(url).headers["ETag"]
         assert fetch(url, {"If-None-Match": tag}).status_code == 304

@@ -1,0 +1,254 @@
+"""The A2A operations: one handler each, the same for every binding.
+
+A handler takes the operation's params in the negotiated version's JSON-RPC
+shape (the HTTP+JSON binding builds the same shape from its path, query and
+body), the :class:`~a2a_core.service.CallContext` and the activated
+extensions, and does four things in order: decode the params into the
+request model, authorize the task it names, call the
+:class:`~a2a_core.service.A2AService`, and shape the answer (history
+trimmed, artifacts stripped, extensions applied) in the wire form of the
+call's version. The answer is a :class:`Result` or, for the streaming
+operations, a :class:`Stream` the binding frames as SSE.
+
+A task that is missing and one the caller may not see give the same
+-32001, byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import wire
+from .auth import AuthorizationContext, AuthorizeOperation, TaskAuthorizer
+from .errors import TaskNotFoundError, UnsupportedOperationError
+from .extensions import ActivatedExtensions
+from .methods import Operation
+from .models import AgentCard, SendMessageRequest, Task
+from .service import A2AService, CallContext, StreamItem
+from .streaming import started
+from .tasks import strip_artifacts, trim_history
+
+__all__ = ["Operations", "Outcome", "Result", "Stream"]
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A handler's answer: the result in the call version's wire form (JSON-ready)."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Stream:
+    """A streaming handler's answer: the items the binding frames as SSE events."""
+
+    items: Iterator[StreamItem]
+
+
+#: What every handler returns.
+Outcome = Result | Stream
+_Handler = Callable[[Mapping[str, Any], CallContext, ActivatedExtensions], Outcome]
+
+#: push-config operation -> (authorize_task operation, A2AService method).
+_PUSH_CONFIG: Mapping[Operation, tuple[AuthorizeOperation, str]] = {
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (
+        AuthorizeOperation.PUSH_SET,
+        "create_push_config",
+    ),
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (AuthorizeOperation.PUSH_GET, "get_push_config"),
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (
+        AuthorizeOperation.PUSH_LIST,
+        "list_push_configs",
+    ),
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: (
+        AuthorizeOperation.PUSH_DELETE,
+        "delete_push_config",
+    ),
+}
+
+
+class Operations:
+    """The operation table of one service: :meth:`run` picks the handler."""
+
+    def __init__(
+        self,
+        service: A2AService,
+        *,
+        with_endpoints: Callable[[AgentCard, str | None], AgentCard],
+        authorize_task: Callable[..., Any] | None = None,
+        max_parts: int,
+    ) -> None:
+        self.service = service
+        self.authorize_task = authorize_task
+        self.max_parts = max_parts
+        self._with_endpoints = with_endpoints
+        self._authorizer = TaskAuthorizer(authorize_task)
+        self._handlers: dict[Operation, _Handler] = {
+            Operation.SEND_MESSAGE: self._send_message,
+            Operation.SEND_STREAMING_MESSAGE: self._send_streaming_message,
+            Operation.GET_TASK: self._get_task,
+            Operation.LIST_TASKS: self._list_tasks,
+            Operation.CANCEL_TASK: self._cancel_task,
+            Operation.SUBSCRIBE_TO_TASK: self._subscribe_to_task,
+            **{operation: self._push_config_handler(operation) for operation in _PUSH_CONFIG},
+            Operation.GET_EXTENDED_AGENT_CARD: self._get_extended_agent_card,
+        }
+
+    def run(
+        self,
+        operation: Operation,
+        params: Mapping[str, Any],
+        ctx: CallContext,
+        activated: ActivatedExtensions,
+    ) -> Outcome:
+        """Decode, authorize, act, shape; RPCError for anything the caller got wrong."""
+        return self._handlers[operation](params, ctx, activated)
+
+    # -- authorization -----------------------------------------------------------------
+
+    def _authorized_task(
+        self, task_id: str, operation: AuthorizeOperation, ctx: CallContext
+    ) -> Task:
+        """Fetch then authorize: a denied task is indistinguishable from a missing one.
+
+        Both become the same :func:`_task_not_found` error, whatever message the
+        service or the plain denial used, so the answer cannot tell them apart.
+        An error the callback chose itself (another message or data) is kept.
+        """
+        try:
+            task = self.service.get_task(task_id, ctx)
+        except TaskNotFoundError:
+            raise _task_not_found(task_id) from None
+        try:
+            self._authorizer.authorize(operation, task, self._auth_context(ctx))
+        except TaskNotFoundError as err:
+            if err.message == TaskNotFoundError.default_message and err.data is None:
+                raise _task_not_found(task_id) from err
+            raise
+        return task
+
+    def _auth_context(self, ctx: CallContext) -> AuthorizationContext:
+        return AuthorizationContext(
+            metadata=ctx.metadata or {}, params=ctx.params, identity=ctx.identity
+        )
+
+    # -- operations --------------------------------------------------------------------
+
+    def _decode_send(
+        self,
+        operation: Operation,
+        params: Mapping[str, Any],
+        ctx: CallContext,
+        activated: ActivatedExtensions,
+    ) -> SendMessageRequest:
+        request: SendMessageRequest = wire.decode_params(
+            operation, params, ctx.version, max_parts=self.max_parts
+        )
+        message, _ = activated.apply_request(request.message, dict(params))
+        return replace(request, message=message)
+
+    def _authorize_continuation(self, request: SendMessageRequest, ctx: CallContext) -> None:
+        """A message to an existing task is authorized as GET: the answer holds the task.
+
+        The seed does not authorize it at all, which lets any caller read (and
+        steer) a task it was denied by naming its id in ``message.taskId``.
+        """
+        task_id = request.message.task_id
+        if task_id is not None and self.authorize_task is not None:
+            self._authorized_task(task_id, AuthorizeOperation.GET, ctx)
+
+    def _send_message(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
+        self._authorize_continuation(request, ctx)
+        result = self.service.send_message(request, ctx)
+        if isinstance(result, Task) and request.configuration is not None:
+            result = trim_history(result, request.configuration.history_length)
+        result = activated.apply_response(result, dict(params))
+        return Result(wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version))
+
+    def _send_streaming_message(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        operation = Operation.SEND_STREAMING_MESSAGE
+        request = self._decode_send(operation, params, ctx, activated)
+        self._authorize_continuation(request, ctx)
+        return Stream(self.service.send_streaming_message(request, ctx))
+
+    def _get_task(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        request = wire.decode_params(Operation.GET_TASK, params, ctx.version)
+        task = self._authorized_task(request.id, AuthorizeOperation.GET, ctx)
+        task = trim_history(task, request.history_length)
+        return Result(wire.encode_result(Operation.GET_TASK, task, ctx.version))
+
+    def _list_tasks(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        request = wire.decode_params(Operation.LIST_TASKS, params, ctx.version)
+        response = self.service.list_tasks(request, ctx)
+        tasks = response.tasks
+        if self.authorize_task is not None:
+            visible = self._authorizer.filter(tasks, self._auth_context(ctx))
+            hidden = len(tasks) - len(visible)
+            tasks = visible
+            response = replace(response, total_size=max(0, response.total_size - hidden))
+        tasks = [trim_history(t, request.history_length) for t in tasks]
+        if not request.include_artifacts:
+            tasks = [strip_artifacts(t) for t in tasks]
+        response = replace(response, tasks=tasks, page_size=len(tasks))
+        return Result(wire.encode_result(Operation.LIST_TASKS, response, ctx.version))
+
+    def _cancel_task(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
+        self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
+        task = self.service.cancel_task(request, ctx)
+        return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
+
+    def _subscribe_to_task(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        """Without ``Last-Event-ID`` the stream's first item (the task) is taken now."""
+        request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
+        task = self._authorized_task(request.id, AuthorizeOperation.RESUBSCRIBE, ctx)
+        if task.status.state.is_terminal and ctx.last_event_id is None:
+            raise UnsupportedOperationError(
+                f"Task {task.id} is in a terminal state ({task.status.state.value})"
+            )
+        items = self.service.subscribe_to_task(request, ctx)
+        if ctx.last_event_id is None:
+            items = started(items)
+        return Stream(items)
+
+    def _push_config_handler(self, operation: Operation) -> _Handler:
+        """The four push-config methods: decode, authorize the task, call, encode."""
+        authorize_as, method_name = _PUSH_CONFIG[operation]
+
+        def handle(
+            params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        ) -> Outcome:
+            request = wire.decode_params(operation, params, ctx.version)
+            self._authorized_task(request.task_id, authorize_as, ctx)
+            result = getattr(self.service, method_name)(request, ctx)
+            return Result(wire.encode_result(operation, result, ctx.version))
+
+        return handle
+
+    def _get_extended_agent_card(
+        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        operation = Operation.GET_EXTENDED_AGENT_CARD
+        wire.decode_params(operation, params, ctx.version)
+        card = self._with_endpoints(self.service.extended_agent_card(ctx), ctx.base_url)
+        return Result(wire.encode_result(operation, card, ctx.version))
+
+
+def _task_not_found(task_id: str) -> TaskNotFoundError:
+    """The one -32001 for a task the caller cannot see (the runtime's wording)."""
+    return TaskNotFoundError(f"Task {task_id} not found")
