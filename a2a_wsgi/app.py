@@ -17,13 +17,12 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from http import HTTPStatus
-from typing import Any, cast
+from typing import Any
 from urllib.parse import parse_qsl
 
 from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.server import DEFAULT_BINDINGS, DEFAULT_REST_PATH, Dispatcher
-from a2a_core.service import A2AService
 
 from .admission import StreamPlaces, default_stream_limit
 from .concurrency import default_agent_workers
@@ -163,15 +162,16 @@ class A2AApp:
         options = {**push_options, **self._runtime_options}
         options["max_workers"] = (options.get("max_workers") or self._max_workers
                                   or default_agent_workers())  # known once gevent patched
-        runtime = Runtime(self.agent, store=open_store(spec), **options)
+        opts = self._card_opts
+        runtime = Runtime(self.agent, store=open_store(spec),
+                          card_overrides=lambda card: _apply_card_opts(card, opts), **options)
         deliverer = (PushDeliverer(runtime.store, self.push) if self.push is not None else None)
-        card = _apply_card_opts(runtime.agent_card(), self._card_opts)
-        service = cast(A2AService, _CardService(runtime, card))
+        card = runtime.agent_card()
         limit = self._max_streams
         if limit is None:
             limit = default_stream_limit(gunicorn_worker_config())
         streams = StreamPlaces(limit)
-        dispatcher = Dispatcher(service, stream_admission=streams, **self._dispatcher_options)
+        dispatcher = Dispatcher(runtime, stream_admission=streams, **self._dispatcher_options)
         guessed = spec == "memory" and self.store is None and not multiprocess
         return _Assembly(runtime, dispatcher, card, deliverer, streams,
                          normalize_hosts(self.trusted_hosts), guessed)
@@ -300,19 +300,6 @@ def _card_query(environ: Mapping[str, Any]) -> dict[str, str]:
 
 def _conditional_headers(environ: Mapping[str, Any]) -> Headers:
     return Headers([(name, environ[key]) for key, name in _CONDITIONAL if key in environ])
-
-
-class _CardService:
-    """The runtime, answering ``agent_card()`` with the card derived once at start-up."""
-
-    def __init__(self, runtime: Runtime, card: AgentCard) -> None:
-        self._runtime, self._card = runtime, card
-
-    def agent_card(self) -> AgentCard:
-        return self._card
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._runtime, name)
 
 
 def _jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:

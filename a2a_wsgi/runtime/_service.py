@@ -98,6 +98,7 @@ class Runtime:
         heartbeat_interval: float = 15.0,
         extended_card: Callable[[CallContext], AgentCard] | None = None,
         push_enabled: bool = False,
+        card_overrides: Callable[[AgentCard], AgentCard] | None = None,
         owner_key: Callable[[Any], str | None] | None = None,
         lease_seconds: float | None = None,
         poll_interval: float = 0.5,
@@ -139,6 +140,8 @@ class Runtime:
                                       heartbeat_interval=heartbeat_interval,
                                       resubscribe_timeout=resubscribe_timeout)
         self._card = self._build_card(push_enabled)
+        if card_overrides is not None:
+            self._card = card_overrides(self._card)
         _LIVE.add(self)
 
     def _default_lease(self, given: float | None) -> float | None:
