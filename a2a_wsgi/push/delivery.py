@@ -47,7 +47,7 @@ from datetime import datetime, timedelta, timezone
 
 from a2a_core.models import TaskPushNotificationConfig
 
-from ..stores.base import Delivery, TaskStore
+from ..stores.base import Delivery, PushStore
 from .settings import PushSettings
 from .signing import SIGNATURE_HEADER
 from .ssrf import Target, UnresolvableHostError, UnsafeURLError
@@ -160,7 +160,7 @@ class PushDeliverer:
     batch synchronously (tests, and embedding in another scheduler).
     """
 
-    def __init__(self, store: TaskStore, settings: PushSettings, *,
+    def __init__(self, store: PushStore, settings: PushSettings, *,
                  worker_id: str | None = None, clock: Callable[[], datetime] = _utc_now,
                  rng: Callable[[], float] = random.random,
                  ssl_context: ssl.SSLContext | None = None) -> None:

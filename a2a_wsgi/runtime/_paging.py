@@ -10,7 +10,7 @@ from datetime import datetime
 from a2a_core.errors import InvalidParamsError
 from a2a_core.models import ListTasksRequest, ListTasksResponse
 
-from ..stores import TaskCursor, TaskStore, sort_key
+from ..stores import TaskCursor, TaskRecords, sort_key
 from ._defaults import Scope
 
 __all__ = ["DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "decode_token", "encode_token", "list_page"]
@@ -19,7 +19,7 @@ DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100
 
 
-def list_page(store: TaskStore, scope: Scope, request: ListTasksRequest) -> ListTasksResponse:
+def list_page(store: TaskRecords, scope: Scope, request: ListTasksRequest) -> ListTasksResponse:
     """Newest first by status timestamp; one extra row says whether a next page exists."""
     size = DEFAULT_PAGE_SIZE if request.page_size is None else request.page_size
     if not 1 <= size <= MAX_PAGE_SIZE:

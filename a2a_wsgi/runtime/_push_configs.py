@@ -9,7 +9,7 @@ from a2a_core.errors import TaskNotFoundError
 from a2a_core.models import PushNotificationConfig, TaskPushNotificationConfig
 
 from ..push.settings import PushSettings, redact
-from ..stores import TaskStore
+from ..stores import PushStore
 
 __all__ = ["PushConfigs"]
 
@@ -23,7 +23,7 @@ def _not_found(task_id: str, config_id: str | None) -> TaskNotFoundError:
 class PushConfigs:
     """The store's push configs as the A2A operations see them (the task is checked first)."""
 
-    def __init__(self, store: TaskStore, settings: PushSettings | None,
+    def __init__(self, store: PushStore, settings: PushSettings | None,
                  new_id: Callable[[str], str]) -> None:
         self._store, self._new_id = store, new_id
         #: Checks (SSRF, header injection, cap) and stamps configs; None: stored as given.

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig, TaskState
 
@@ -52,6 +52,10 @@ __all__ = [
     "StoredTask",
     "TaskCursor",
     "TaskStore",
+    "TaskRecords",
+    "EventLog",
+    "PushStore",
+    "LeaseStore",
     "as_utc",
     "message_claim",
     "sort_key",
@@ -185,10 +189,10 @@ def from_micros(micros: int) -> datetime:
     return _UNIX + timedelta(microseconds=micros)
 
 
-class TaskStore(Protocol):
-    """The storage interface the runtime and the push worker need (see the module docstring)."""
-
-    # -- tasks ---------------------------------------------------------------------------
+@runtime_checkable
+class TaskRecords(Protocol):
+    """Tasks: compare-and-set saves (with their events, outbox entries and message claim),
+    scoped reads, listing and retention."""
 
     def get(self, task_id: str, *, owner: str | None = None,
             tenant: str | None = None) -> Task | None:
@@ -234,7 +238,18 @@ class TaskStore(Protocol):
         """Those of ``task_ids`` whose stored state is terminal (how a worker hears a cancel)."""
         ...
 
-    # -- event log -----------------------------------------------------------------------
+    def purge(self, older_than: datetime, *, limit: int | None = None) -> int:
+        """Delete terminal tasks last changed before ``older_than`` with everything of theirs."""
+        ...
+
+    def close(self) -> None:
+        """Release connections (idempotent)."""
+        ...
+
+
+@runtime_checkable
+class EventLog(Protocol):
+    """Each task's append-only log of stream events (written by :meth:`TaskRecords.save`)."""
 
     def events_after(self, task_id: str, after_seq: int, *,
                      limit: int | None = None) -> Events:
@@ -248,7 +263,11 @@ class TaskStore(Protocol):
         """Like events_after, but block up to ``timeout`` seconds until there is one."""
         ...
 
-    # -- push configs --------------------------------------------------------------------
+
+
+@runtime_checkable
+class PushStore(Protocol):
+    """Push-notification configs and the delivery outbox (filled by :meth:`TaskRecords.save`)."""
 
     def put_push_config(self, config: TaskPushNotificationConfig) -> None:
         """Store or replace a config (keyed by task id and config id, which is required)."""
@@ -264,8 +283,6 @@ class TaskStore(Protocol):
     def delete_push_config(self, task_id: str, config_id: str) -> bool:
         """True when a config was deleted."""
         ...
-
-    # -- push outbox ---------------------------------------------------------------------
 
     def claim_deliveries(self, now: datetime, limit: int, worker_id: str,
                          lease_seconds: float) -> Deliveries:
@@ -288,7 +305,11 @@ class TaskStore(Protocol):
         """Entries of the task not yet delivered nor abandoned."""
         ...
 
-    # -- leases --------------------------------------------------------------------------
+
+
+@runtime_checkable
+class LeaseStore(Protocol):
+    """Which worker runs which task, renewed while it lives, taken over when it dies."""
 
     def acquire_lease(self, task_id: str, worker_id: str, expires_at: datetime, *,
                       now: datetime, owner: str | None = None, tenant: str | None = None,
@@ -313,12 +334,9 @@ class TaskStore(Protocol):
         """The task's lease, live or expired (None: no worker runs it)."""
         ...
 
-    # -- retention -----------------------------------------------------------------------
 
-    def purge(self, older_than: datetime, *, limit: int | None = None) -> int:
-        """Delete terminal tasks last changed before ``older_than`` with everything of theirs."""
-        ...
 
-    def close(self) -> None:
-        """Release connections (idempotent)."""
-        ...
+@runtime_checkable
+class TaskStore(TaskRecords, EventLog, PushStore, LeaseStore, Protocol):
+    """Everything the runtime and the push worker need, in one store (see the module
+    docstring). The parts are separate Protocols so each consumer names only what it uses."""
