@@ -1,0 +1,79 @@
+"""The model machinery (frozen, slotted, keyword-only dataclasses) and the enums."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_: Any) -> Any:
+        return lambda f: f
+
+
+
+_T = TypeVar("_T")
+
+
+# A plain ``_model = dataclass(...)`` alias hides the dataclass from mypy (no
+# keyword constructor, no ``dataclasses.replace``); dataclass_transform tells it.
+@dataclass_transform(frozen_default=True, kw_only_default=True)
+def _model(cls: type[_T]) -> type[_T]:
+    """Frozen, slotted, keyword-only dataclass."""
+    return dataclass(frozen=True, slots=True, kw_only=True)(cls)
+
+
+def _freeze(obj: Any, *names: str) -> None:
+    """Turn the named sequence fields into tuples (frozen dataclasses need object.__setattr__)."""
+    for name in names:
+        value = getattr(obj, name)
+        if value is not None and not isinstance(value, tuple):
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+                raise TypeError(f"{type(obj).__name__}.{name} must be a sequence")
+            object.__setattr__(obj, name, tuple(value))
+
+
+def _freeze_requirements(obj: Any) -> None:
+    """Scopes as tuples, so a card built with lists equals its decoded form."""
+    requirements = tuple(
+        {name: tuple(scopes) for name, scopes in requirement.items()}
+        for requirement in obj.security_requirements
+    )
+    object.__setattr__(obj, "security_requirements", requirements)
+
+
+class TaskState(enum.Enum):
+    """Every state of a task. ``UNKNOWN`` is a decoding fallback, never a real state."""
+
+    SUBMITTED = "submitted"
+    WORKING = "working"
+    INPUT_REQUIRED = "input_required"
+    AUTH_REQUIRED = "auth_required"
+    COMPLETED = "completed"
+    CANCELED = "canceled"
+    FAILED = "failed"
+    REJECTED = "rejected"
+    UNKNOWN = "unknown"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in _TERMINAL
+
+    @property
+    def is_interrupted(self) -> bool:
+        return self in _INTERRUPTED
+
+
+_TERMINAL = frozenset(
+    {TaskState.COMPLETED, TaskState.CANCELED, TaskState.FAILED, TaskState.REJECTED}
+)
+_INTERRUPTED = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
+
+
+class Role(enum.Enum):
+    USER = "user"
+    AGENT = "agent"
