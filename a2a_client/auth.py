@@ -40,6 +40,7 @@ __all__ = [
     "TokenAuth",
     "TokenRequestError",
     "as_auth",
+    "as_card_verifier",
     "verify_card",
 ]
 
@@ -243,6 +244,18 @@ def as_auth(value: Any) -> AuthBase | None:
     if callable(value):
         return TokenAuth(value)
     raise TypeError("auth must be a token, (user, password), a token provider or an AuthBase")
+
+
+def as_card_verifier(value: Any) -> Callable[[Mapping[str, Any]], VerifiedSignature] | None:
+    """What ``A2AClient(verify_card=...)`` accepts, as a check of a card's wire JSON.
+
+    A :class:`CardVerifier` is used as is; anything else is the trusted keys
+    :func:`verify_card` takes (a public key, a JWK, a JWKS, a list of those, or a
+    ``(kid, jku)`` lookup).
+    """
+    if value is None or isinstance(value, CardVerifier):
+        return value
+    return lambda card: _verify_card(card, value)
 
 
 def verify_card(card: Mapping[str, Any], keys: KeySource, *,

@@ -15,9 +15,10 @@ the toolnexus seed does.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from a2a_core.caching import CardCache
@@ -32,8 +33,10 @@ from .transport import Timeout, Transport
 __all__ = [
     "WELL_KNOWN_PATH",
     "VERSIONS",
+    "CardCheck",
     "Endpoint",
     "card_url_for",
+    "dialect_of",
     "fetch_card",
     "select_endpoint",
 ]
@@ -45,11 +48,13 @@ VERSIONS = ("auto", "0.3", "1.0")
 
 @dataclass(frozen=True, slots=True)
 class Endpoint:
-    """Where and how to talk to the agent: JSON-RPC URL, protocol version, tenant."""
+    """Where and how to talk to the agent: interface URL, protocol version, tenant, binding."""
 
     url: str
     version: str
     tenant: str | None = None
+    #: The card's ``protocolBinding``: ``"JSONRPC"`` or ``"HTTP+JSON"``.
+    binding: str = "JSONRPC"
 
 
 def card_url_for(url: str) -> str:
@@ -66,6 +71,10 @@ def _root_card_url(card_url: str) -> str | None:
     return None if root == card_url else root
 
 
+#: Checks a card's wire JSON before it is used; raises to refuse it (a bad signature).
+CardCheck = Callable[[Mapping[str, Any]], Any]
+
+
 def fetch_card(
     transport: Transport,
     url: str,
@@ -74,21 +83,25 @@ def fetch_card(
     timeout: Timeout,
     now: Callable[[], datetime],
     revalidate: bool = False,
+    check: CardCheck | None = None,
 ) -> tuple[AgentCard, str]:
     """Fetch (or revalidate) the card for ``url``; returns it with the URL it came from.
 
+    :param check: called with the card's JSON object before it is decoded, for a
+        fetched and a cached card alike; whatever it raises is raised, and the
+        cached copy is dropped first (the next fetch asks the server again).
     :raises HTTPStatusError: neither location answered 200/304.
     :raises RemoteProtocolError: the body is not a valid agent card.
     """
     card_url = card_url_for(url)
     try:
-        return _fetch_one(transport, card_url, cache, timeout, now, revalidate), card_url
+        return _fetch_one(transport, card_url, cache, timeout, now, revalidate, check), card_url
     except HTTPStatusError as exc:
         fallback = _root_card_url(card_url)
         explicit = card_url == url
         if exc.status_code != 404 or fallback is None or explicit:
             raise
-    return _fetch_one(transport, fallback, cache, timeout, now, revalidate), fallback
+    return _fetch_one(transport, fallback, cache, timeout, now, revalidate, check), fallback
 
 
 def _fetch_one(
@@ -98,6 +111,7 @@ def _fetch_one(
     timeout: Timeout,
     now: Callable[[], datetime],
     revalidate: bool,
+    check: CardCheck | None,
 ) -> AgentCard:
     """One conditional GET through the cache (no GET at all while fresh, unless told)."""
     body = None if revalidate else cache.fresh(card_url, now())
@@ -109,10 +123,18 @@ def _fetch_one(
             raise HTTPStatusError(reply.status_code, reply.headers, payload)
         body = cache.receive(card_url, reply.status_code, dict(reply.headers), payload, now())
     try:
-        return decode_card(json.loads(body))
+        document = json.loads(body)
+        card = decode_card(document)
     except (ValueError, InvalidParamsError) as exc:
         cache.discard(card_url)
         raise RemoteProtocolError(f"invalid agent card at {card_url}: {exc}") from exc
+    if check is not None:
+        try:
+            check(document)
+        except BaseException:
+            cache.discard(card_url)
+            raise
+    return card
 
 
 def _version_of(interface: AgentInterface) -> str:
@@ -134,6 +156,11 @@ def _speaks(version: str) -> str | None:
     if major is None:
         return None
     return "1.0" if major >= 1 else "0.3"
+
+
+def dialect_of(interface: AgentInterface) -> str | None:
+    """The dialect ("1.0" or "0.3") we would speak to this interface's version, if any."""
+    return _speaks(_version_of(interface))
 
 
 def _pick(interfaces: tuple[AgentInterface, ...], wanted: str) -> AgentInterface | None:

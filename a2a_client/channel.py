@@ -10,7 +10,7 @@ hold either.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from a2a_core.extensions import format_extensions_header, parse_extensions_header
@@ -34,8 +34,17 @@ class Channel(Protocol):
         """Extensions the server reported active on its last answer."""
         ...
 
-    def call(self, op: Operation, request: Any, timeout: Timeout) -> Any:
-        """One exchange, decoded into the operation's result model; errors raise typed."""
+    def call(
+        self,
+        op: Operation,
+        request: Any,
+        timeout: Timeout,
+        check: Callable[[Any], Any] | None = None,
+    ) -> Any:
+        """One exchange, decoded into the operation's result model; errors raise typed.
+
+        ``check`` is called with the result's JSON before it is decoded.
+        """
         ...
 
     def open_stream(

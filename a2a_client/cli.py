@@ -11,9 +11,11 @@
     a2a db upgrade URL                  (delegated to a2a_wsgi.db_cli)
 
 Common options: ``--json`` (machine output on stdout), ``--header 'Name: value'``
-(repeatable; ``${VAR}`` expands from the environment at each request), ``--timeout S``,
-``--protocol auto|0.3|1.0``. While ``--wait`` polls, the task's state and the elapsed time
-are shown on stderr as a live line when stderr is a terminal, and not at all on a pipe.
+(repeatable; ``${VAR}`` expands from the environment at each request), ``--token TOKEN``
+(a bearer token for the agent's own origin; ``${VAR}`` expands too), ``--timeout S``,
+``--protocol auto|0.3|1.0``, ``--binding auto|JSONRPC|HTTP+JSON``. While ``--wait`` polls,
+the task's state and the elapsed time are shown on stderr as a live line when stderr is a
+terminal, and not at all on a pipe.
 
 Exit codes (:data:`EXIT_CODES`) tell failure kinds apart for scripts.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
@@ -40,6 +43,7 @@ from a2a_core.wire import encode, encode_stream_event
 
 from .client import A2AClient
 from .errors import HTTPStatusError, TransportError, WaitTimeout
+from .transport import expand_headers
 
 __all__ = ["main", "EXIT_CODES"]
 
@@ -60,9 +64,9 @@ EXIT_CODES = {
     EXIT_TASK_FAILED: "the task ended failed, canceled or rejected",
     EXIT_USAGE: "bad command line",
     EXIT_INTERRUPTED: "the task needs input or authentication (input-required, auth-required)",
-    EXIT_RPC_ERROR: "the agent answered with a JSON-RPC error (e.g. task not found)",
+    EXIT_RPC_ERROR: "the agent answered with an A2A error (e.g. task not found)",
     EXIT_TRANSPORT: "the agent could not be reached, or a timeout expired",
-    EXIT_HTTP_STATUS: "an HTTP error status without a JSON-RPC body (401, 404, 502…)",
+    EXIT_HTTP_STATUS: "an HTTP error status without an A2A error body (401, 404, 502…)",
     EXIT_PROTOCOL: "the agent's answer was not valid A2A",
     EXIT_WAIT_TIMEOUT: "--wait ran out of time before the task settled",
     EXIT_CTRL_C: "interrupted by Ctrl-C",
@@ -75,6 +79,25 @@ def _header(value: str) -> tuple[str, str]:
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError("expected 'Name: value'")
     return name.strip(), rest.strip()
+
+
+def _binding(value: str) -> str:
+    """``auto``, ``JSONRPC`` or ``HTTP+JSON``, in any case."""
+    for known in ("auto", "JSONRPC", "HTTP+JSON"):
+        if value.strip().upper() == known.upper():
+            return known
+    raise argparse.ArgumentTypeError(f"unknown binding {value!r} (auto, JSONRPC, HTTP+JSON)")
+
+
+def _token(value: str) -> str:
+    """A bearer token; ``${VAR}`` expands from the environment once, here."""
+    try:
+        token = expand_headers({"token": value}, os.environ)["token"]
+    except ValueError:
+        raise argparse.ArgumentTypeError("the token contains a line break or NUL") from None
+    if not token.strip():
+        raise argparse.ArgumentTypeError("the token is empty (an unset variable?)")
+    return token
 
 
 def _state(value: str) -> TaskState:
@@ -106,6 +129,19 @@ def _common() -> argparse.ArgumentParser:
         choices=("auto", "0.3", "1.0"),
         default="auto",
         help="protocol version to speak (default: from the card)",
+    )
+    common.add_argument(
+        "--binding",
+        type=_binding,
+        default="auto",
+        metavar="auto|JSONRPC|HTTP+JSON",
+        help="protocol binding (default: the card's first one this client speaks)",
+    )
+    common.add_argument(
+        "--token",
+        type=_token,
+        metavar="TOKEN",
+        help="bearer token, sent to the agent's origin only; ${VAR} expands from the environment",
     )
     return common
 
@@ -320,6 +356,8 @@ def _run(args: argparse.Namespace, out: _Output) -> int:
             headers=dict(args.header),
             timeout=(min(args.timeout, 10.0), args.timeout),
             version=args.protocol,
+            binding=args.binding,
+            auth=args.token,
         ) as client:
             return _COMMANDS[args.command](client, args, out)
     except WaitTimeout as exc:

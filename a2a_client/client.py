@@ -7,11 +7,12 @@
         print(task.status.state, agent.server_version)
 
 The client reads the agent card lazily (cached, revalidated with a conditional GET),
-picks the JSON-RPC endpoint and the dialect (``version="auto"``: 1.0 where the card
-offers it, else 0.3), and speaks it: method names, parameter shapes and headers follow
-the chosen version, while answers are decoded tolerantly whatever shape they take.
-JSON-RPC errors raise the core's classes (a ``TaskNotFoundError`` raised by the server
-is a ``TaskNotFoundError`` here); transport failures raise :mod:`a2a_client.errors`.
+picks the interface, the dialect (``version="auto"``: 1.0 where the card offers it,
+else 0.3) and the binding (``binding="auto"``: JSON-RPC or HTTP+JSON, in the card's
+order; :mod:`a2a_client.bindings`), and speaks them: method names or paths, parameter
+shapes and headers follow the choice, while answers are decoded tolerantly. Errors
+raise the core's classes over either binding (a ``TaskNotFoundError`` raised by the
+server is a ``TaskNotFoundError`` here); transport failures raise :mod:`a2a_client.errors`.
 
 Every request has a timeout: ``timeout=(connect, read)`` for calls, and
 ``(connect, stream_idle_timeout)`` for streams, where the read timeout bounds the gap
@@ -22,8 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
@@ -36,18 +36,19 @@ from a2a_core.models import (
     GetExtendedAgentCardRequest,
     Message,
     PushNotificationConfig,
-    Role,
-    SendMessageConfiguration,
-    SendMessageRequest,
     SendResult,
     SubscribeToTaskRequest,
     Task,
-    TextPart,
 )
 
-from .cards import Endpoint, card_url_for, fetch_card, select_endpoint
-from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled, wait_for_task
+from .auth import as_auth, as_card_verifier
+from .bindings import HTTP_JSON, JSONRPC, as_bindings, choose_endpoint
+from .cards import Endpoint, card_url_for, fetch_card
+from .channel import Channel
+from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled
+from .rest import RestChannel, rest_stream_event
 from .rpc import RPCChannel, TimeoutLike, as_timeout, stream_event
+from .sending import send_request
 from .streams import EventStream
 from .tasks import TaskOperations
 from .transport import DEFAULT_TIMEOUT, Reply, Transport
@@ -74,15 +75,25 @@ class A2AClient(TaskOperations):
     :param timeout: ``(connect, read)`` seconds for every call (a float sets both).
     :param stream_idle_timeout: seconds a stream may stay silent.
     :param version: ``"auto"``, ``"0.3"`` or ``"1.0"``.
+    :param binding: ``"auto"`` (the card's order), ``"JSONRPC"``, ``"HTTP+JSON"``, or a
+        sequence of those in the caller's order of preference.
     :param extensions: extension URIs to request (``A2A-Extensions``).
     :param headers: custom headers; ``${NAME}`` in values expands from the environment
         at every request and never appears in reprs, logs or errors.
-    :param endpoint: the JSON-RPC URL, to skip the card's interfaces (with a pinned
-        ``version`` no card is fetched at all).
+    :param endpoint: the interface URL, to skip the card's interfaces (with a pinned
+        ``version`` and a single ``binding`` no card is fetched at all).
     :param card_cache: share one :class:`~a2a_core.caching.CardCache` between clients.
     :param max_reconnects: resubscriptions in a row without progress before a stream gives up.
     :param reconnect_delay: seconds before a resubscription (times the attempt number).
     :param environ: where ``${NAME}`` is looked up (default: ``os.environ`` at each request).
+    :param auth: credentials (a requests ``AuthBase``, a bearer token, ``(user, password)``
+        or a token provider), sent only to the agent's own origins (the URL given,
+        ``endpoint=``, ``auth_origins=``), never on a redirect away from them.
+    :param auth_origins: more URLs whose origin may receive ``auth`` (an interface the
+        card names on another origin).
+    :param verify_card: trusted keys (a key, JWK, JWKS or a list) or a
+        :class:`~a2a_client.auth.CardVerifier`: a public or extended card whose
+        signature does not verify raises :class:`~a2a_core.signing.SignatureError`.
     """
 
     def __init__(
@@ -93,6 +104,7 @@ class A2AClient(TaskOperations):
         timeout: TimeoutLike = DEFAULT_TIMEOUT,
         stream_idle_timeout: float = DEFAULT_STREAM_IDLE_TIMEOUT,
         version: str = "auto",
+        binding: str | Sequence[str] = "auto",
         extensions: Sequence[str] = (),
         headers: Mapping[str, str] | None = None,
         endpoint: str | None = None,
@@ -100,9 +112,14 @@ class A2AClient(TaskOperations):
         max_reconnects: int = 3,
         reconnect_delay: float = 0.5,
         environ: Mapping[str, str] | None = None,
+        auth: Any = None,
+        auth_origins: Iterable[str] = (),
+        verify_card: Any = None,
     ) -> None:
         if version not in ("auto", "0.3", "1.0"):
             raise ValueError(f'version must be "auto", "0.3" or "1.0", not {version!r}')
+        self._bindings = as_bindings(binding, version)
+        self._verify = as_card_verifier(verify_card)
         self._url = url_or_card if isinstance(url_or_card, str) else None
         self._card = None if isinstance(url_or_card, str) else url_or_card
         self._card_url: str | None = card_url_for(self._url) if self._url else None
@@ -116,8 +133,13 @@ class A2AClient(TaskOperations):
         self._pinned_endpoint = endpoint
         self._endpoint: Endpoint | None = None
         self._cache = card_cache if card_cache is not None else CardCache()
-        self._transport = Transport(session, headers=headers, environ=environ)
-        self._rpc = RPCChannel(self._transport, lambda: self.endpoint, self.extensions)
+        own = [u for u in (self._url, endpoint) if u]
+        self._transport = Transport(session, headers=headers, environ=environ,
+                                    auth=as_auth(auth), auth_origins=[*own, *auth_origins])
+        self._channels: dict[str, Channel] = {
+            JSONRPC: RPCChannel(self._transport, lambda: self.endpoint, self.extensions),
+            HTTP_JSON: RestChannel(self._transport, lambda: self.endpoint, self.extensions),
+        }
         self._lock = threading.Lock()
         self._closed = False
 
@@ -154,25 +176,49 @@ class A2AClient(TaskOperations):
                 raise RuntimeError("no card URL and no card")
             return self._card
         if self._card is None or refresh or self._cache.fresh(self._card_url, _utc_now()) is None:
-            card, self._card_url = fetch_card(
-                self._transport,
-                self._discovery_url,
-                self._cache,
-                timeout=self.timeout,
-                now=_utc_now,
-                revalidate=refresh,
-            )
+            try:
+                card, self._card_url = fetch_card(
+                    self._transport,
+                    self._discovery_url,
+                    self._cache,
+                    timeout=self.timeout,
+                    now=_utc_now,
+                    revalidate=refresh,
+                    check=self._verify,
+                )
+            except BaseException:
+                self._card = None  # a card that fails its check is not kept either
+                raise
             with self._lock:
                 self._card, self._discovery_url = card, self._card_url
         return self._card
 
     def get_extended_card(self) -> AgentCard:
-        """GetExtendedAgentCard; it replaces the public card for this client (spec SHOULD)."""
+        """GetExtendedAgentCard; it replaces the public card for this client (spec SHOULD).
+
+        With ``verify_card``, an extended card whose signature does not verify raises,
+        and the card held so far is dropped (the next use fetches the public card again).
+        """
+        self._check_open()
         request = GetExtendedAgentCardRequest()
-        card = cast(AgentCard, self._call(Operation.GET_EXTENDED_AGENT_CARD, request))
+        try:
+            card = self._channel.call(
+                Operation.GET_EXTENDED_AGENT_CARD, request, self.timeout, self._verify
+            )
+        except BaseException:
+            if self._verify is not None:
+                self._forget_card()
+            raise
         with self._lock:
-            self._card = card
-        return card
+            self._card = cast(AgentCard, card)
+        return self._card
+
+    def _forget_card(self) -> None:
+        """Drop the card held (when it can be fetched again) and its cached copy."""
+        with self._lock:
+            if self._card_url is not None:
+                self._card = None
+                self._cache.discard(self._card_url)
 
     @property
     def card(self) -> AgentCard:
@@ -182,9 +228,11 @@ class A2AClient(TaskOperations):
 
     @property
     def endpoint(self) -> Endpoint:
-        """The JSON-RPC URL, dialect and tenant in use (resolved on first use)."""
+        """The interface URL, dialect, tenant and binding in use (resolved on first use)."""
         if self._endpoint is None:
             self._endpoint = self._resolve_endpoint()
+            if self._url is None:  # the caller handed us the card: its interface is trusted
+                self._transport.trust(self._endpoint.url)
         return self._endpoint
 
     @property
@@ -192,41 +240,55 @@ class A2AClient(TaskOperations):
         """The protocol version this client speaks ("0.3" or "1.0")."""
         return self.endpoint.version
 
+    @property
+    def binding(self) -> str:
+        """The binding this client speaks ("JSONRPC" or "HTTP+JSON")."""
+        return self.endpoint.binding
+
     def _resolve_endpoint(self) -> Endpoint:
-        """Pinned endpoint + pinned version need no card; everything else reads it."""
-        pinned = self._pinned_endpoint
-        if pinned is not None and self.requested_version != "auto":
-            return Endpoint(url=pinned, version=self.requested_version)
-        chosen = select_endpoint(self.card, self._card_url, self.requested_version)
+        """A pinned endpoint, version and binding need no card; everything else reads it."""
+        pinned, version, bindings = self._pinned_endpoint, self.requested_version, self._bindings
+        if pinned is not None and bindings is not None and len(bindings) == 1:
+            if version != "auto" or bindings[0] == HTTP_JSON:
+                return Endpoint(url=pinned, version="1.0" if version == "auto" else version,
+                                binding=bindings[0])
+        if pinned is not None and version != "auto" and bindings is None:
+            return Endpoint(url=pinned, version=version)
+        chosen = choose_endpoint(self.card, self._card_url, version, bindings)
         return dataclasses.replace(chosen, url=pinned) if pinned is not None else chosen
 
-    # -- JSON-RPC -------------------------------------------------------------------------
+    # -- the binding ----------------------------------------------------------------------
+
+    @property
+    def _channel(self) -> Channel:
+        return self._channels[self.endpoint.binding]
 
     @property
     def server_version(self) -> str | None:
         """``A2A-Version`` the server echoed on its last answer (None: it sent none)."""
-        return self._rpc.server_version
+        return self._channel.server_version
 
     @property
     def activated_extensions(self) -> tuple[str, ...]:
         """Extensions the server reported active on its last answer."""
-        return self._rpc.activated_extensions
+        return self._channel.activated_extensions
 
     def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
-        """One call, decoded into the operation's result model (see RPCChannel.call)."""
+        """One call, decoded into the operation's result model (see Channel.call)."""
         self._check_open()
-        return self._rpc.call(op, request, as_timeout(timeout, self.timeout))
+        return self._channel.call(op, request, as_timeout(timeout, self.timeout))
 
     def _open_stream(self, op: Operation, request: Any, last_event_id: str | None = None) -> Reply:
         self._check_open()
         timeout = (self.timeout[0], self.stream_idle_timeout)
-        return self._rpc.open_stream(op, request, timeout, last_event_id)
+        return self._channel.open_stream(op, request, timeout, last_event_id)
 
     def _stream(self, op: Operation, request: Any) -> EventStream:
         """An EventStream that resubscribes with SubscribeToTask and falls back to GetTask."""
+        rest = self.endpoint.binding == HTTP_JSON
         return EventStream(
             lambda: self._open_stream(op, request),
-            stream_event,
+            rest_stream_event if rest else stream_event,
             reopen=lambda task_id, last_id: self._open_stream(
                 Operation.SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task_id), last_id
             ),
@@ -236,48 +298,6 @@ class A2AClient(TaskOperations):
         )
 
     # -- messages -------------------------------------------------------------------------
-
-    @staticmethod
-    def _message(message: str | Message, context_id: str | None, task_id: str | None) -> Message:
-        """A user message from text (fresh UUID), or the caller's with ids filled in."""
-        if isinstance(message, str):
-            return Message(
-                message_id=str(uuid.uuid4()),
-                role=Role.USER,
-                parts=(TextPart(text=message),),
-                context_id=context_id,
-                task_id=task_id,
-            )
-        if context_id:
-            message = dataclasses.replace(message, context_id=context_id)
-        if task_id:
-            message = dataclasses.replace(message, task_id=task_id)
-        return message
-
-    def _send_request(
-        self,
-        message: str | Message,
-        *,
-        context_id: str | None,
-        task_id: str | None,
-        blocking: bool,
-        history_length: int | None,
-        accepted_output_modes: Sequence[str],
-        push_notification_config: PushNotificationConfig | None,
-        metadata: Mapping[str, Any] | None,
-    ) -> SendMessageRequest:
-        """The SendMessageRequest both send_message and stream_message put on the wire."""
-        configuration = SendMessageConfiguration(
-            accepted_output_modes=tuple(accepted_output_modes),
-            history_length=history_length,
-            push_notification_config=push_notification_config,
-            blocking=blocking,
-        )
-        return SendMessageRequest(
-            message=self._message(message, context_id, task_id),
-            configuration=configuration,
-            metadata=dict(metadata) if metadata else None,
-        )
 
     def send_message(
         self,
@@ -298,7 +318,7 @@ class A2AClient(TaskOperations):
         ``timeout`` that covers the agent's work, or send ``blocking=False`` and
         :meth:`wait`.
         """
-        request = self._send_request(
+        request = send_request(
             message,
             context_id=context_id,
             task_id=task_id,
@@ -325,7 +345,7 @@ class A2AClient(TaskOperations):
 
         A dropped connection is resumed with SubscribeToTask; see :class:`EventStream`.
         """
-        request = self._send_request(
+        request = send_request(
             message,
             context_id=context_id,
             task_id=task_id,
@@ -344,36 +364,7 @@ class A2AClient(TaskOperations):
     #: The 0.3 name of :meth:`subscribe`.
     resubscribe = subscribe
 
-    # -- polling --------------------------------------------------------------------------
-
-    def wait(
-        self,
-        task_id: str,
-        *,
-        poll_every: float = DEFAULT_POLL_EVERY,
-        timeout: float = DEFAULT_WAIT_TIMEOUT,
-        backoff: float = 1.5,
-        max_interval: float = 10.0,
-        history_length: int | None = None,
-        on_update: Callable[[Task, float], None] | None = None,
-        cancel: threading.Event | None = None,
-        first: Task | None = None,
-    ) -> Task:
-        """Poll GetTask until the task is terminal or interrupted (input/auth required).
-
-        :raises WaitTimeout: ``timeout`` seconds passed first; the remote task keeps
-            running (cancel it with :meth:`cancel_task` if you no longer want it).
-        """
-        return wait_for_task(
-            lambda: self.get_task(task_id, history_length=history_length),
-            first=first,
-            poll_every=poll_every,
-            timeout=timeout,
-            backoff=backoff,
-            max_interval=max_interval,
-            on_update=on_update,
-            cancel=cancel,
-        )
+    # -- polling (wait() is in TaskOperations) ---------------------------------------
 
     def send_and_wait(
         self,

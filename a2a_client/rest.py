@@ -31,7 +31,7 @@ from urllib.parse import urlencode, urljoin
 
 from a2a_core.errors import InvalidParamsError, ParseError, RemoteProtocolError, RPCError
 from a2a_core.methods import Operation
-from a2a_core.models import AgentCard, StreamEvent
+from a2a_core.models import AgentCard, AgentInterface, StreamEvent
 from a2a_core.rest import A2A_JSON, RestTarget, decode_status, parse_json, request_target
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
@@ -40,7 +40,13 @@ from .channel import echoed, extension_headers
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
-__all__ = ["HTTP_JSON", "RestChannel", "rest_stream_event", "select_rest_endpoint"]
+__all__ = [
+    "HTTP_JSON",
+    "RestChannel",
+    "rest_stream_event",
+    "select_rest_endpoint",
+    "speaks_rest",
+]
 
 #: The card's ``protocolBinding`` for this binding.
 HTTP_JSON = "HTTP+JSON"
@@ -70,9 +76,16 @@ class RestChannel:
             headers["Content-Type"] = A2A_JSON
         return {**headers, **extension_headers(self.extensions, _VERSION)}
 
-    def call(self, op: Operation, request: Any, timeout: Timeout) -> Any:
+    def call(
+        self,
+        op: Operation,
+        request: Any,
+        timeout: Timeout,
+        check: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """One exchange, decoded into the operation's result model.
 
+        ``check`` sees the body's JSON before it is decoded (a card's signature).
         A malformed result raises InvalidAgentResponseError (-32006): the agent's fault.
         """
         reply = self._send(op, request, timeout, accept=_ACCEPT_JSON)
@@ -80,6 +93,8 @@ class RestChannel:
         if not _ok(reply):
             raise _error(reply, payload)
         value = _json(payload) if payload.strip() else None
+        if check is not None:
+            check(value)
         return decode_result(op, value, _VERSION)
 
     def open_stream(
@@ -147,13 +162,16 @@ def select_rest_endpoint(card: AgentCard, card_url: str | None) -> Endpoint | No
     Its URL is resolved against the card's own URL; its tenant is kept.
     """
     for interface in card.supported_interfaces:
-        if interface.protocol_binding.upper() != HTTP_JSON or not _major_1(
-            interface.protocol_version
-        ):
+        if not speaks_rest(interface):
             continue
         url = urljoin(card_url, interface.url) if card_url else interface.url
-        return Endpoint(url=url, version=_VERSION, tenant=interface.tenant)
+        return Endpoint(url=url, version=_VERSION, tenant=interface.tenant, binding=HTTP_JSON)
     return None
+
+
+def speaks_rest(interface: AgentInterface) -> bool:
+    """An HTTP+JSON interface of protocol version 1 or later (the only REST we speak)."""
+    return interface.protocol_binding.upper() == HTTP_JSON and _major_1(interface.protocol_version)
 
 
 def _major_1(version: str | None) -> bool:

@@ -76,13 +76,22 @@ class RPCChannel:
                 headers["X-A2A-Extensions"] = value
         return headers
 
-    def call(self, op: Operation, request: Any, timeout: Timeout) -> Any:
+    def call(
+        self,
+        op: Operation,
+        request: Any,
+        timeout: Timeout,
+        check: Callable[[Any], Any] | None = None,
+    ) -> Any:
         """One request/response exchange, decoded into the operation's result model.
 
+        ``check`` sees the result's JSON before it is decoded (a card's signature).
         A malformed result raises InvalidAgentResponseError (-32006): the agent's fault.
         """
         reply, request_id, version = self._post(op, request, timeout, stream=False)
         response = self._response(reply, reply.read(), request_id)
+        if check is not None:
+            check(response.result)
         return decode_result(op, response.result, version)
 
     def open_stream(

@@ -1,14 +1,16 @@
-"""The task operations of :class:`~a2a_client.A2AClient`: get, cancel, list, push configs.
+"""The task operations of :class:`~a2a_client.A2AClient`: get, cancel, list, wait, push configs.
 
-A mixin, so that ``client.py`` keeps discovery, sending, streaming and polling. Each
+A mixin, so that ``client.py`` keeps discovery, the binding, sending and streaming. Each
 operation here is the same small step (a request model in, the decoded answer out,
-through the client's ``_call``), except the two listings, which follow page tokens.
+through the client's ``_call``), except the two listings, which follow page tokens, and
+:meth:`~TaskOperations.wait`, which polls GetTask.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from typing import Any, cast
 
@@ -29,13 +31,14 @@ from a2a_core.models import (
     TaskState,
 )
 
+from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, wait_for_task
 from .rpc import TimeoutLike
 
 __all__ = ["TaskOperations"]
 
 
 class TaskOperations:
-    """GetTask, CancelTask, ListTasks and the push-notification-config operations."""
+    """GetTask, CancelTask, ListTasks, polling, and the push-notification-config operations."""
 
     def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
         """One call, decoded into the operation's result model; the client supplies it."""
@@ -96,6 +99,37 @@ class TaskOperations:
                 raise RemoteProtocolError(f"ListTasks returned page token {token!r} twice")
             seen_tokens.add(token)
             request = dataclasses.replace(request, page_token=token)
+
+    # -- polling --------------------------------------------------------------------------
+
+    def wait(
+        self,
+        task_id: str,
+        *,
+        poll_every: float = DEFAULT_POLL_EVERY,
+        timeout: float = DEFAULT_WAIT_TIMEOUT,
+        backoff: float = 1.5,
+        max_interval: float = 10.0,
+        history_length: int | None = None,
+        on_update: Callable[[Task, float], None] | None = None,
+        cancel: threading.Event | None = None,
+        first: Task | None = None,
+    ) -> Task:
+        """Poll GetTask until the task is terminal or interrupted (input/auth required).
+
+        :raises WaitTimeout: ``timeout`` seconds passed first; the remote task keeps
+            running (cancel it with :meth:`cancel_task` if you no longer want it).
+        """
+        return wait_for_task(
+            lambda: self.get_task(task_id, history_length=history_length),
+            first=first,
+            poll_every=poll_every,
+            timeout=timeout,
+            backoff=backoff,
+            max_interval=max_interval,
+            on_update=on_update,
+            cancel=cancel,
+        )
 
     # -- push notification configs --------------------------------------------------------
 

@@ -14,6 +14,9 @@ Three rules live here and nowhere else:
   ourselves: same-origin hops keep every header, a hop to another origin carries
   only the protocol headers (no custom headers, no session headers, no session
   auth, no cookies).
+* **Credentials stay home.** The client's ``auth`` (a requests ``AuthBase``) is
+  applied only to a request whose origin is one of the agent's own
+  (:attr:`Transport.auth_origins`), and never to a hop that leaves it.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
+from requests.auth import AuthBase
 from urllib3.exceptions import ReadTimeoutError
 
 from a2a_core.errors import RemoteProtocolError
@@ -157,6 +161,8 @@ class Transport:
         used for same-origin requests); never closed by us. ``None`` makes a private one.
     :param headers: custom header *templates* (``${NAME}`` expanded per request).
     :param environ: where ``${NAME}`` is looked up; ``os.environ`` at call time by default.
+    :param auth: credentials for the agent, sent only to ``auth_origins``.
+    :param auth_origins: URLs (or origins) whose origin may receive ``auth``.
     """
 
     def __init__(
@@ -167,6 +173,8 @@ class Transport:
         environ: Mapping[str, str] | None = None,
         max_redirects: int = 5,
         max_body: int = DEFAULT_MAX_BODY,
+        auth: AuthBase | None = None,
+        auth_origins: Iterable[str] = (),
     ) -> None:
         self._owned = session is None
         self._session = session if session is not None else requests.Session()
@@ -174,10 +182,33 @@ class Transport:
         self._environ = environ
         self.max_redirects = max_redirects
         self.max_body = max_body
+        self.auth = auth
+        #: The origins ``auth`` is sent to: (scheme, host, port) as :func:`origin` gives.
+        self.auth_origins: set[tuple[str, str, int | None]] = set()
+        for url in auth_origins:
+            self.trust(url)
+        self._warned: set[tuple[str, str, int | None]] = set()
 
     def __repr__(self) -> str:
         # Header names only: values may be secrets, even before expansion.
-        return f"Transport(headers={sorted(self._templates)})"
+        return f"Transport(headers={sorted(self._templates)}, auth={type(self.auth).__name__})"
+
+    def trust(self, url: str) -> None:
+        """Let ``url``'s origin receive the client's ``auth``."""
+        self.auth_origins.add(origin(url))
+
+    def _auth_for(self, url: str) -> AuthBase | None:
+        """The client's auth if ``url`` is on one of the agent's origins, else None."""
+        if self.auth is None:
+            return None
+        where = origin(url)
+        if where in self.auth_origins:
+            return self.auth
+        if where not in self._warned:
+            self._warned.add(where)
+            log.warning("credentials not sent to %s://%s:%s: not one of the agent's origins "
+                        "(add it with auth_origins=)", *where)
+        return None
 
     def close(self) -> None:
         """Close the session if we made it."""
@@ -202,8 +233,12 @@ class Transport:
             self._templates, os.environ if self._environ is None else self._environ
         )
         home = origin(url)
+        auth = self._auth_for(url)
         for _ in range(self.max_redirects + 1):
-            response = self._send(method, url, headers, custom, body, timeout, origin(url) == home)
+            hop_auth = auth if origin(url) == home else None
+            response = self._send(
+                method, url, headers, custom, body, timeout, origin(url) == home, hop_auth
+            )
             location = response.headers.get("Location")
             if response.status_code not in _REDIRECTS or not location:
                 return Reply(response, self.max_body)
@@ -223,14 +258,18 @@ class Transport:
         body: bytes | None,
         timeout: Timeout,
         same_origin: bool,
+        auth: AuthBase | None,
     ) -> requests.Response:
-        """One hop. Another origin gets a bare prepared request: no session state at all."""
+        """One hop. Another origin gets a bare prepared request: no session state at all.
+
+        ``auth``, when given, replaces the session's own for this hop.
+        """
         log.debug("%s %s", method, _safe(url))
         options: dict[str, Any] = {"timeout": timeout, "stream": True, "allow_redirects": False}
         with map_errors():
             if same_origin:
                 return self._session.request(
-                    method, url, data=body, headers={**custom, **protocol}, **options
+                    method, url, data=body, headers={**custom, **protocol}, auth=auth, **options
                 )
             bare = requests.Request(method, url, data=body, headers=dict(protocol)).prepare()
             return self._session.send(bare, **options)

@@ -225,7 +225,7 @@ def test_the_card_names_the_http_json_interface(sdk_base: str, transport: Transp
         transport, sdk_base, CardCache(), timeout=TIMEOUT, now=lambda: datetime.now(timezone.utc)
     )
     assert select_rest_endpoint(card, card_url) == Endpoint(
-        url=sdk_base + REST_PREFIX, version="1.0", tenant=None
+        url=sdk_base + REST_PREFIX, version="1.0", tenant=None, binding="HTTP+JSON"
     )
 
 
