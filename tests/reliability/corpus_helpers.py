@@ -7,12 +7,14 @@ hand-written wire shapes, never through a2a_client or a2a_core.wire.
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 import requests
 from support.a2a_http import Peer
@@ -162,3 +164,105 @@ def assert_names_field(payload: Any, field: str, version: str) -> None:
                       if detail["@type"].endswith("google.rpc.BadRequest")
                       for violation in detail["fieldViolations"]]
         assert violations == [field], error
+
+
+# -- the HTTP+JSON column ----------------------------------------------------------------
+
+#: A REST request: (HTTP method, path below the interface URL, query, JSON body or None).
+RestRequest = tuple[str, str, dict[str, str], Any]
+
+_PATH_ID = {"GetTask": "id", "CancelTask": "id", "SubscribeToTask": "id"}
+_PUSH_OPS = {"CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+             "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig"}
+
+
+def rest_request(method: str, params: Mapping[str, Any]) -> RestRequest | None:
+    """The HTTP+JSON request carrying a 1.0 JSON-RPC call, written out by hand (the
+    spec's table, not our route code); None when a GET or DELETE cannot carry a member
+    (an object in a query)."""
+    rest = dict(params)
+    tenant = rest.pop("tenant", None)
+    prefix = f"/{_segment(tenant)}" if isinstance(tenant, str) else ""
+    if method in ("SendMessage", "SendStreamingMessage"):
+        verb = "send" if method == "SendMessage" else "stream"
+        return "POST", f"{prefix}/message:{verb}", {}, rest
+    if method == "ListTasks":
+        return _query_request("GET", f"{prefix}/tasks", rest)
+    if method in _PATH_ID:
+        task = f"{prefix}/tasks/{_segment(rest.pop('id', ''))}"
+        if method == "GetTask":
+            return _query_request("GET", task, rest)
+        return "POST", task + (":cancel" if method == "CancelTask" else ":subscribe"), {}, rest
+    if method in _PUSH_OPS:
+        hooks = f"{prefix}/tasks/{_segment(rest.pop('taskId', ''))}/pushNotificationConfigs"
+        if method == "CreateTaskPushNotificationConfig":
+            return "POST", hooks, {}, rest
+        if method == "ListTaskPushNotificationConfigs":
+            return _query_request("GET", hooks, rest)
+        verb = "GET" if method == "GetTaskPushNotificationConfig" else "DELETE"
+        return _query_request(verb, f"{hooks}/{_segment(rest.pop('id', ''))}", rest)
+    return None
+
+
+def _segment(value: Any) -> str:
+    return quote(str(value), safe="")
+
+
+def _query_request(verb: str, path: str, members: Mapping[str, Any]) -> RestRequest | None:
+    query: dict[str, str] = {}
+    for name, value in members.items():
+        if isinstance(value, bool):
+            query[name] = "true" if value else "false"
+        elif isinstance(value, (int, str)):
+            query[name] = str(value)
+        else:
+            return None
+    return verb, path, query, None
+
+
+def rest_send(url: str, request: RestRequest, *, raw: bytes | None = None,
+              content_type: str | None = "application/a2a+json",
+              headers: Mapping[str, str] | None = None) -> requests.Response:
+    """One HTTP+JSON request on a fresh connection, below ``<url>/rest``."""
+    verb, path, query, body = request
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+    sent = {"A2A-Version": "1.0"}
+    if content_type is not None and data is not None:
+        sent["Content-Type"] = content_type
+    sent.update(headers or {})
+    return requests.request(verb, url.rstrip("/") + "/rest" + path, params=query, data=data,
+                            headers=sent, timeout=10)
+
+
+def raw_target(url: str, target: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    """Send ``target`` byte for byte (no client-side dot-segment removal or quoting)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
+    try:
+        connection.putrequest(method, target, skip_accept_encoding=True)
+        connection.putheader("A2A-Version", "1.0")
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read()
+    finally:
+        connection.close()
+
+
+def assert_status_body(status: int, headers: Mapping[str, str], body: bytes, code: int,
+                       reason: str) -> dict[str, Any]:
+    """A google.rpc.Status answer with ``code`` and an A2A ErrorInfo of ``reason``."""
+    assert status == code, body[:300]
+    assert headers.get("Content-Type") == "application/a2a+json", headers
+    text = body.decode()
+    assert_no_internal_text(text)
+    error = json.loads(text)["error"]
+    assert error["code"] == code and isinstance(error["message"], str), error
+    infos = [d for d in error["details"] if d.get("@type", "").endswith("google.rpc.ErrorInfo")]
+    assert [(i["reason"], i["domain"]) for i in infos] == [(reason, "a2a-protocol.org")], error
+    return dict(error)
+
+
+def total_tasks_rest(url: str) -> int:
+    """ListTasks totalSize over HTTP+JSON (the same store the JSON-RPC witness reads)."""
+    response = requests.get(url.rstrip("/") + "/rest/tasks?pageSize=1", timeout=10)
+    return int(response.json()["totalSize"])
