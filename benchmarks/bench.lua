@@ -1,7 +1,8 @@
 -- wrk script for every scenario; the scenario comes from the environment (run.py sets it):
---   BENCH_MODE   card | card304 | send | stream
+--   BENCH_MODE   card | card304 | send | stream | slow
 --   BENCH_ETAG   the card's ETag (card304)
---   BENCH_N      events per stream (stream)
+--   BENCH_N      events per stream (stream); milliseconds the agent waits (slow)
+--   BENCH_SEED   a value unique to this run, for the messageIds
 -- Each SendMessage carries a fresh messageId, as a real client's would.
 -- done() prints one machine-readable line that run.py parses.
 
@@ -10,7 +11,10 @@ local etag = os.getenv("BENCH_ETAG") or ""
 local events = os.getenv("BENCH_N") or "20"
 local card_path = "/.well-known/agent-card.json"
 local counter = 0
-local prefix = tostring(math.random(1, 1000000000))
+-- Unique per wrk run: an unseeded math.random gives every run the same prefix, so a
+-- later run would resend earlier messageIds and be answered from the idempotency
+-- record without running the agent. run.py sets BENCH_SEED to a fresh value.
+local prefix = os.getenv("BENCH_SEED") or tostring(os.time())
 
 local json_headers = {
   ["Content-Type"] = "application/json",
@@ -42,6 +46,10 @@ end
 if mode == "send" then
   request = function()
     return wrk.format("POST", "/", json_headers, body("SendMessage", "hello"))
+  end
+elseif mode == "slow" then
+  request = function()
+    return wrk.format("POST", "/", json_headers, body("SendMessage", "slow " .. events))
   end
 elseif mode == "stream" then
   request = function()

@@ -9,11 +9,12 @@ interleaved (each round visits every server for a scenario before moving
 on, and the server order rotates between rounds, so a burst of noise from
 elsewhere on the machine lands on all of them alike):
 
-* ``ours``   benchmarks/apps/ours.py (the examples/echo.py agent) under gunicorn gthread,
-             with the settings ``a2a serve`` uses (a2a_wsgi.serve.GUNICORN_DEFAULTS);
+* ``ours``   benchmarks/apps/ours.py (the examples/echo.py agent) served by ``a2a serve``
+             itself, so with its settings (a2a_wsgi.serve.gunicorn_settings) for the worker
+             class ``--worker-class`` names (default: ``a2a serve``'s, gevent when installed);
 * ``sdk``    the official a2a-sdk, same agent, on uvicorn (uvloop + httptools), from
              benchmarks/.venv-sdk (see README.md for how to create it);
-* ``bare``   benchmarks/apps/bare.py, a bare WSGI JSON app under the same gunicorn settings.
+* ``bare``   benchmarks/apps/bare.py, a bare WSGI JSON app served the same way.
 
 Blocking send is also measured on our durable stores (``ours-sqlite``,
 ``ours-postgres``) when this checkout has them and, for PostgreSQL, when a
@@ -86,17 +87,33 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def gunicorn_argv(target: str, port: int, workers: int) -> list[str]:
-    """gunicorn with exactly the settings ``a2a serve`` uses, but ``workers`` and ``bind``."""
+def default_worker_class() -> str:
+    """The worker class ``a2a serve`` picks by default here (gevent when it is installed)."""
     sys.path.insert(0, str(ROOT))
-    from a2a_wsgi.serve import GUNICORN_DEFAULTS
+    from a2a_wsgi.serve import default_worker_class as chosen
 
-    settings = {**GUNICORN_DEFAULTS, "workers": workers}
-    return [sys.executable, "-m", "gunicorn", target, "--bind", f"127.0.0.1:{port}",
-            "--worker-class", str(settings["worker_class"]), "--workers", str(workers),
-            "--threads", str(settings["threads"]), "--timeout", str(settings["timeout"]),
-            "--graceful-timeout", str(settings["graceful_timeout"]),
-            "--keep-alive", str(settings["keepalive"]), "--log-level", "warning"]
+    return chosen()
+
+
+def serve_settings(worker_class: str, workers: int) -> dict[str, object]:
+    """The gunicorn settings ``a2a serve -k worker_class -w workers`` runs with."""
+    sys.path.insert(0, str(ROOT))
+    from a2a_wsgi.serve import gunicorn_settings
+
+    return gunicorn_settings(worker_class, workers=workers)
+
+
+def gunicorn_argv(target: str, port: int, workers: int,
+                  worker_class: str | None = None) -> list[str]:
+    """``a2a serve`` itself (so exactly its settings and hooks), on ``port``.
+
+    Under gevent it re-executes itself patched before importing anything, as in
+    production; the process keeps its pid, so the process group is still ours.
+    """
+    chosen = worker_class or default_worker_class()
+    return [sys.executable, "-m", "a2a_wsgi.cli", "serve", target,
+            "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+            "--worker-class", chosen, "--log-level", "warning"]
 
 
 def uvicorn_argv(port: int, workers: int) -> list[str]:
@@ -237,6 +254,15 @@ class Sample:
     errors: int
     server_cpu_us: float  # server CPU per request
     wrk_cpu: float  # share of one core wrk used
+    mean_ms: float = 0.0  # the load generator's mean latency
+
+    def latency_consistent(self, connections: int) -> bool:
+        """Little's law: with at most ``connections`` requests outstanding the mean latency
+        cannot exceed connections / rate. wrk 4.1 breaks it against gunicorn's gevent
+        worker (strace of such a run shows the real, lower latencies), so its p50/p99
+        there are not to be trusted; its request counts are (they match the server's log).
+        """
+        return not self.rps or self.mean_ms <= 1.25 * connections / self.rps * 1000
 
 
 @dataclass
@@ -257,7 +283,7 @@ def run_wrk(server: Server, scenario: str, seconds: float, connections: int,
             events: int) -> Sample:
     """One wrk run; the server's CPU and wrk's own CPU are measured around it."""
     env = {**os.environ, "BENCH_MODE": scenario, "BENCH_ETAG": server.etag,
-           "BENCH_N": str(events)}
+           "BENCH_N": str(events), "BENCH_SEED": f"{os.getpid()}-{time.time_ns()}"}
     assert server.proc is not None
     cpu_before = group_cpu_seconds(server.proc.pid)
     usage_before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -280,7 +306,7 @@ def run_wrk(server: Server, scenario: str, seconds: float, connections: int,
     return Sample(rps=raw["requests"] / (raw["duration_us"] / 1e6),
                   p50_ms=raw["p50_us"] / 1000, p99_ms=raw["p99_us"] / 1000, errors=errors,
                   server_cpu_us=(cpu_after - cpu_before) / requests * 1e6,
-                  wrk_cpu=wrk_cpu / wall)
+                  wrk_cpu=wrk_cpu / wall, mean_ms=raw["mean_us"] / 1000)
 
 
 def rotations(names: list[str], rounds: int) -> Iterator[list[str]]:
@@ -307,7 +333,8 @@ def _psql(sql: str) -> None:
                    check=True, capture_output=True, timeout=30)
 
 
-def store_servers(stores: list[str], workers: int, tmp: Path) -> tuple[list[Server], list[str]]:
+def store_servers(stores: list[str], workers: int, tmp: Path,
+                  worker_class: str | None = None) -> tuple[list[Server], list[str]]:
     """Servers for the durable stores this checkout has, and notes on those skipped."""
     sys.path.insert(0, str(ROOT))
     from benchmarks.apps.stores import store_available
@@ -330,7 +357,7 @@ def store_servers(stores: list[str], workers: int, tmp: Path) -> tuple[list[Serv
             env["BENCH_STORE_URL"] = f"postgresql://{user}@127.0.0.1:5432/test?schema={schema}"
         port = free_port()
         servers.append(Server(f"ours-{kind}", gunicorn_argv("benchmarks.apps.ours:app", port,
-                                                            workers), env, port,
+                                                            workers, worker_class), env, port,
                               scenarios=("send",)))
     return servers, notes
 
@@ -350,7 +377,7 @@ def fmt_ratio(value: float | None) -> str:
 
 
 def report(cells: dict[tuple[str, str], Cell], servers: list[Server], events: int,
-           notes: list[str]) -> str:
+           notes: list[str], connections: int = 16) -> str:
     """The results table, the ratios with their targets, and the noise."""
     lines = [f"{'scenario':<10} {'server':<14} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} "
              f"{'cpu us/req':>10} {'spread':>7} {'errors':>6} {'wrk cpu':>7}"]
@@ -359,9 +386,10 @@ def report(cells: dict[tuple[str, str], Cell], servers: list[Server], events: in
             cell = cells.get((scenario, server.name))
             if not cell or not cell.samples:
                 continue
+            mark = "" if all(s.latency_consistent(connections) for s in cell.samples) else "*"
             lines.append(
                 f"{scenario:<10} {server.name:<14} {cell.median('rps'):>9.0f} "
-                f"{cell.median('p50_ms'):>8.2f} {cell.median('p99_ms'):>8.2f} "
+                f"{cell.median('p50_ms'):>8.2f} {cell.median('p99_ms'):>7.2f}{mark or ' '}"
                 f"{cell.median('server_cpu_us'):>10.0f} {cell.spread():>6.0%} "
                 f"{sum(s.errors for s in cell.samples):>6} {cell.median('wrk_cpu'):>6.0%}")
     lines.append("")
@@ -396,6 +424,9 @@ def report(cells: dict[tuple[str, str], Cell], servers: list[Server], events: in
                 lines.append(f"blocking send on {server.name[5:]}: {cell.median('rps'):.0f} req/s "
                              f"= {cell.median('rps') / base:.2f}x memory")
     lines.extend(notes)
+    if any(not s.latency_consistent(connections) for c in cells.values() for s in c.samples):
+        lines.append("* wrk's latencies there break Little's law (mean > connections / rate): "
+                     "not to be trusted (see Sample.latency_consistent); req/s and CPU are.")
     lines.append(f"stream = one SendStreamingMessage of {events + 3} SSE events "
                  f"({events} artifact chunks); req/s there is streams/s.")
     return "\n".join(lines)
@@ -410,6 +441,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3, help="runs per cell (median taken)")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--worker-class", choices=("gevent", "gthread"), default=None,
+                        help="gunicorn worker for ours and bare (default: a2a serve's)")
     parser.add_argument("--events", type=int, default=20, help="artifact chunks per stream")
     parser.add_argument("--stores", default="sqlite,postgres",
                         help="durable stores for blocking send ('' for none)")
@@ -436,18 +469,20 @@ def main(argv: list[str] | None = None) -> int:
     preflight(args)
     names = [n for n in args.servers.split(",") if n]
     scenarios = [s for s in args.scenarios.split(",") if s]
+    worker_class = args.worker_class or default_worker_class()
     tmp = Path(tempfile.mkdtemp(prefix="a2a-bench-"))
     card_file = tmp / "card.json"
     builders = {
         "ours": lambda port: Server("ours", gunicorn_argv("benchmarks.apps.ours:app", port,
-                                                          args.workers), {}, port),
+                                                          args.workers, worker_class), {}, port),
         "sdk": lambda port: Server("sdk", uvicorn_argv(port, args.workers), {}, port),
         "bare": lambda port: Server("bare", gunicorn_argv("benchmarks.apps.bare:app", port,
-                                                          args.workers),
+                                                          args.workers, worker_class),
                                     {"BENCH_CARD_FILE": str(card_file)}, port),
     }
     servers = [builders[name](free_port()) for name in names]
-    extra, notes = store_servers([s for s in args.stores.split(",") if s], args.workers, tmp) \
+    extra, notes = store_servers([s for s in args.stores.split(",") if s], args.workers, tmp,
+                                 worker_class) \
         if "send" in scenarios and "ours" in names else ([], [])
     servers += extra
     started: list[Server] = []
@@ -462,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
                 with urllib.request.urlopen(server.url + CARD_PATH) as resp:
                     card_file.write_bytes(resp.read())
         sizes = {s.name: check(s, args.events) for s in servers}
+        print(f"worker class={worker_class} ({serve_settings(worker_class, args.workers)})",
+              flush=True)
         print(f"workers={args.workers} connections={args.connections} "
               f"duration={args.duration}s rounds={args.rounds} events={args.events} "
               f"cores={os.cpu_count()} load={os.getloadavg()[0]:.2f}", flush=True)
@@ -485,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
                           f"cpu {sample.server_cpu_us:.0f} us/req errors {sample.errors}",
                           flush=True)
         print()
-        print(report(cells, servers, args.events, notes))
+        print(report(cells, servers, args.events, notes, args.connections))
         if args.json:
             args.json.write_text(json.dumps(
                 {f"{k[0]}/{k[1]}": [vars(s) for s in c.samples] for k, c in cells.items()},
