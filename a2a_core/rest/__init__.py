@@ -37,9 +37,8 @@ from ._table import QueryKind as QueryKind
 from ._table import RestRoute as RestRoute
 from ._target import RestTarget as RestTarget
 from ._target import request_target as request_target
-
-#: The protocol versions the REST binding speaks (a request without A2A-Version is 0.3).
-REST_VERSIONS: tuple[str, ...] = ("1.0",)
+from .binding import REST_VERSIONS as REST_VERSIONS
+from .binding import RestBinding as RestBinding
 
 __all__ = [
     "A2A_JSON",
@@ -48,6 +47,7 @@ __all__ = [
     "QueryKind",
     "REST_VERSIONS",
     "ROUTES",
+    "RestBinding",
     "RestCall",
     "RestError",
     "RestRoute",

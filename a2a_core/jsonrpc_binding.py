@@ -1,0 +1,116 @@
+"""The JSON-RPC binding: one POST to the endpoint, a JSON-RPC response or SSE of them.
+
+Order of checks, and why:
+
+1. body size (the adapter flags it) and envelope: nothing else can be read
+   from a body that is not a JSON-RPC request;
+2. version, then method, then extensions: an unsupported version is refused
+   before anything runs; the request id is echoed whenever it was readable;
+3. capability gates, stream admission, params, authorization, the operation
+   (:mod:`a2a_core.calls`, :mod:`a2a_core.operations`).
+
+Every error, the streaming methods' included when nothing was streamed yet,
+is a JSON-RPC error response (``application/json``, HTTP 200; 503 with
+``Retry-After`` when no stream place is free).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import wire
+from .calls import Busy, CallPipeline
+from .errors import InternalError, InvalidRequestError, RPCError, VersionNotSupportedError
+from .extensions import ActivatedExtensions
+from .http import HttpRequest, HttpResponse
+from .jsonrpc import RPCRequest, encode_error_response, encode_response, parse_request
+from .methods import operation_for
+from .operations import Stream
+from .streaming import SSE_HEADERS, sse_body
+from .versioning import V0_3, V1_0, negotiate_version
+
+__all__ = ["JsonRpcBinding"]
+
+logger = logging.getLogger("a2a_core.server")
+
+_JSON = "application/json"
+
+
+class JsonRpcBinding:
+    """Answers JSON-RPC POSTs through a :class:`~a2a_core.calls.CallPipeline`."""
+
+    def __init__(self, calls: CallPipeline, *, versions: Sequence[str], max_json_depth: int):
+        self.calls = calls
+        self.versions = tuple(versions)
+        self.max_json_depth = max_json_depth
+
+    def answer(
+        self,
+        request: HttpRequest,
+        *,
+        base_url: str | None,
+        metadata: Mapping[str, Any] | None,
+        identity: Any,
+    ) -> HttpResponse:
+        version, version_error = self._negotiate_version(request)
+        request_id: Any = None
+        activated: ActivatedExtensions | None = None
+        try:
+            rpc = self._parse(request, version)
+            request_id = rpc.id
+            if version_error is not None:
+                raise version_error
+            operation = operation_for(rpc.method)
+            params: Mapping[str, Any] = rpc.params or {}
+            activated = self.calls.activate(request, params, version)
+            ctx = self.calls.context(request, params, version, activated, base_url=base_url,
+                                     metadata=metadata, identity=identity)
+            outcome = self.calls.run(operation, params, ctx, activated)
+        except Busy as busy:
+            answer = self._error(request_id, busy.error(), version, activated)
+            return HttpResponse(503, [*answer.headers, *busy.headers()], answer.body)
+        except RPCError as err:
+            # A parse error knows the id when it could read one; later errors use rpc.id.
+            echoed = request_id if request_id is not None else err.request_id
+            return self._error(echoed, err, version, activated)
+        except Exception:
+            logger.exception("unhandled error while dispatching a JSON-RPC request")
+            return self._error(request_id, InternalError(), version, activated)
+        headers = self.calls.response_headers(version, activated)
+        if isinstance(outcome, Stream):
+            body = sse_body(request_id, version, outcome.items)
+            return HttpResponse(200, SSE_HEADERS + headers, body)
+        payload = encode_response(request_id, outcome.value)
+        return HttpResponse(200, [("Content-Type", _JSON), *headers], payload)
+
+    def _negotiate_version(self, request: HttpRequest) -> tuple[str, RPCError | None]:
+        """The version to answer in, and the error to raise once the id is known.
+
+        An unsupported version is reported after the body is parsed, so the
+        error can echo the request id; it is written in the 1.0 shape.
+        """
+        try:
+            header = request.headers.get("A2A-Version")
+            return negotiate_version(
+                header, self.versions, query=request.query.get("A2A-Version")
+            ), None
+        except VersionNotSupportedError as err:
+            return V1_0, err
+
+    def _parse(self, request: HttpRequest, version: str) -> RPCRequest:
+        if request.body_too_large:
+            raise InvalidRequestError("Request body too large")
+        # 0.3 peers (the 0.3 SDK and kit) send id-less requests and expect an
+        # answer with id null; 1.0 stays strict.
+        return parse_request(
+            request.body, max_depth=self.max_json_depth, allow_notifications=version == V0_3
+        )
+
+    def _error(
+        self, request_id: Any, err: RPCError, version: str, activated: ActivatedExtensions | None
+    ) -> HttpResponse:
+        body = encode_error_response(request_id, wire.encode_error(err, version))
+        headers = [("Content-Type", _JSON), *self.calls.response_headers(version, activated)]
+        return HttpResponse(200, headers, body)

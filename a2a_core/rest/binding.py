@@ -1,0 +1,88 @@
+"""The HTTP+JSON binding's answer: route, run through the call pipeline, frame.
+
+A request naming no ``A2A-Version`` is read as 1.0, the only version this
+binding speaks (so a plain ``curl`` works); one naming another is refused.
+Errors are ``google.rpc.Status`` bodies with the error table's HTTP status
+(503 with ``Retry-After`` when no stream place is free).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from ..calls import Busy, CallPipeline
+from ..errors import InternalError, RPCError
+from ..extensions import ActivatedExtensions
+from ..http import HttpRequest, HttpResponse
+from ..operations import Stream
+from ..versioning import V1_0, negotiate_version
+from ._responses import json_response, sse_response
+from ._routes import RestError, route
+from ._status import error_response
+
+__all__ = ["RestBinding", "REST_VERSIONS"]
+
+logger = logging.getLogger("a2a_core.server")
+
+#: The protocol versions the REST binding speaks.
+REST_VERSIONS: tuple[str, ...] = ("1.0",)
+
+
+class RestBinding:
+    """Answers HTTP+JSON requests through a :class:`~a2a_core.calls.CallPipeline`."""
+
+    def __init__(self, calls: CallPipeline, *, max_json_depth: int) -> None:
+        self.calls = calls
+        self.max_json_depth = max_json_depth
+
+    def answer(
+        self,
+        request: HttpRequest,
+        sub_path: str,
+        *,
+        base_url: str | None,
+        metadata: Mapping[str, Any] | None,
+        identity: Any,
+    ) -> HttpResponse:
+        routed = route(
+            request.method,
+            sub_path,
+            request.query,
+            request.body,
+            content_type=request.headers.get("Content-Type"),
+            body_too_large=request.body_too_large,
+            max_depth=self.max_json_depth,
+        )
+        if isinstance(routed, RestError):
+            return error_response(routed.error, status=routed.status, headers=routed.headers)
+        activated: ActivatedExtensions | None = None
+        try:
+            version = self._version(request)
+            activated = self.calls.activate(request, routed.params, version)
+            ctx = self.calls.context(request, routed.params, version, activated,
+                                     base_url=base_url, metadata=metadata, identity=identity,
+                                     tenant=routed.tenant)
+            outcome = self.calls.run(routed.operation, routed.params, ctx, activated)
+        except Busy as busy:
+            headers = [*self.calls.response_headers(V1_0, activated), *busy.headers()]
+            return error_response(busy.error(), status=503, headers=headers)
+        except RPCError as err:
+            return error_response(err, headers=self.calls.response_headers(V1_0, activated))
+        except Exception:
+            logger.exception("unhandled error while dispatching an HTTP+JSON request")
+            headers = self.calls.response_headers(V1_0, activated)
+            return error_response(InternalError(), headers=headers)
+        headers = self.calls.response_headers(version, activated)
+        if isinstance(outcome, Stream):
+            return sse_response(outcome.items, headers)
+        return json_response(routed.operation, outcome.value, headers)
+
+    @staticmethod
+    def _version(request: HttpRequest) -> str:
+        header = request.headers.get("A2A-Version")
+        query = request.query.get("A2A-Version")
+        if not (header and header.strip()) and not query:
+            return V1_0
+        return negotiate_version(header, REST_VERSIONS, query=query)
