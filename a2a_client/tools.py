@@ -39,6 +39,7 @@ import requests
 from a2a_core.errors import RPCError
 from a2a_core.models import AgentCard, Message, Role, Task, TaskState, TextPart
 
+from .auth import as_auth
 from .client import A2AClient
 from .errors import HTTPStatusError, TimeoutException
 
@@ -86,12 +87,15 @@ class AgentDescriptor:
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: int = 300_000
     poll_every: int = 1_000
+    #: What ``A2AClient(auth=...)`` takes: a token, a token provider, an ``AuthBase``.
+    auth: Any = None
 
     def __repr__(self) -> str:
         # Header names only: the values are templates that may hold literal secrets.
+        auth = "" if self.auth is None else f", auth={type(self.auth).__name__}"
         return (
             f"AgentDescriptor(card={self.card!r}, headers={sorted(self.headers)}, "
-            f"timeout={self.timeout}, poll_every={self.poll_every})"
+            f"timeout={self.timeout}, poll_every={self.poll_every}{auth})"
         )
 
 
@@ -100,14 +104,19 @@ def agent(
     headers: Mapping[str, str] | None = None,
     timeout: int = 300_000,
     poll_every: int = 1_000,
+    *,
+    auth: Any = None,
 ) -> AgentDescriptor:
-    """A pure descriptor of a remote agent (no I/O). ``card`` is the agent card URL."""
+    """A pure descriptor of a remote agent (no I/O). ``card`` is the agent card URL;
+    ``auth`` goes to the agent's own origin only, as with :class:`A2AClient`."""
     if not isinstance(card, str) or not card:
         raise ValueError("agent() needs the agent card URL as `card`")
     if timeout <= 0 or poll_every <= 0:
         raise ValueError("timeout and poll_every are positive milliseconds")
+    as_auth(auth)  # a value A2AClient would refuse is refused here, before any I/O
     return AgentDescriptor(
-        card=card, headers=dict(headers or {}), timeout=timeout, poll_every=poll_every
+        card=card, headers=dict(headers or {}), timeout=timeout, poll_every=poll_every,
+        auth=auth,
     )
 
 
@@ -349,6 +358,7 @@ def agent_tools(
         session=session,
         headers=descriptor.headers,
         timeout=(min(5.0, budget), budget),
+        auth=descriptor.auth,
     )
     card = client.get_card()
     return [
