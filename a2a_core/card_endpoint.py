@@ -21,6 +21,10 @@ Each variant is encoded once per public base URL (a per-request override may
 give each tenant its own) and kept as bytes with its validators, so a card
 request is a dictionary lookup. The agent's card object is compared by
 identity: a service that returns a new card object gets it re-encoded.
+
+With a :class:`~a2a_core.signing.CardSigner` (``signer``), each variant is
+signed over its own document when it is encoded, once per base URL, so the
+signature, the body and the ETag stay the same from one request to the next.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from .caching import card_validators, is_not_modified, with_vary
 from .extensions import Extension, merge_card_extensions
 from .http import HttpRequest, HttpResponse
 from .models import AgentCard, AgentInterface
+from .signing.served import CardSigner
 from .streaming import dumps
 from .versioning import V0_3, V1_0, normalize_version
 from .wire.card import encode_card, encode_card_dual
@@ -66,8 +71,10 @@ class CardEndpoint:
         bindings: Sequence[str] = ("JSONRPC", "HTTP+JSON"),
         versions: Sequence[str] = (),
         extensions: Sequence[Extension] = (),
+        signer: CardSigner | None = None,
     ) -> None:
         self._agent_card = agent_card
+        self._signer = signer
         self.last_modified = last_modified
         self.rpc_path = rpc_path
         self.rest_path = rest_path
@@ -77,6 +84,16 @@ class CardEndpoint:
         #: Whether 0.3 readers are served (the dual card); else only the strict 1.0 card is.
         self.serves_0_3 = not self.versions or V0_3 in self.versions
         self._cache: dict[tuple[str, str], tuple[AgentCard, _Encoded]] = {}
+
+    @property
+    def signer(self) -> CardSigner | None:
+        """The keys each served variant is signed with (None: cards go out unsigned)."""
+        return self._signer
+
+    @signer.setter
+    def signer(self, signer: CardSigner | None) -> None:
+        self._signer = signer
+        self._cache.clear()  # bodies encoded before were signed otherwise (or not at all)
 
     def public_card(self, base_url: str | None) -> AgentCard:
         """The card as served: endpoints filled in, extension declarations merged."""
@@ -137,6 +154,8 @@ class CardEndpoint:
             return cached[1]
         public = self.with_endpoints(card, base_url)
         doc = encode_card(public, V1_0) if variant == STRICT_1_0 else encode_card_dual(public)
+        if self._signer is not None:
+            doc = self._signer.sign(doc, base_url)
         body = dumps(doc).encode()
         headers = with_vary(card_validators(body, self.last_modified).headers(), "A2A-Version")
         encoded = (public, body, headers)

@@ -12,6 +12,9 @@ operations, a :class:`Stream` the binding frames as SSE.
 
 A task that is missing and one the caller may not see give the same
 -32001, byte for byte.
+
+The extended card is signed, when :attr:`Operations.card_signer` is set, over
+the document the caller's version receives.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .extensions import ActivatedExtensions
 from .methods import Operation
 from .models import AgentCard, SendMessageRequest, Task
 from .service import A2AService, CallContext, StreamItem
+from .signing.served import CardSigner
 from .streaming import started
 from .tasks import strip_artifacts, trim_history
 
@@ -84,6 +88,8 @@ class Operations:
         self.authorize_task = authorize_task
         self.max_parts = max_parts
         self._with_endpoints = with_endpoints
+        #: Signs the extended card as encoded for the caller (None: unsigned).
+        self.card_signer: CardSigner | None = None
         self._authorizer = TaskAuthorizer(authorize_task)
         self._handlers: dict[Operation, _Handler] = {
             Operation.SEND_MESSAGE: self._send_message,
@@ -246,7 +252,10 @@ class Operations:
         operation = Operation.GET_EXTENDED_AGENT_CARD
         wire.decode_params(operation, params, ctx.version)
         card = self._with_endpoints(self.service.extended_agent_card(ctx), ctx.base_url)
-        return Result(wire.encode_result(operation, card, ctx.version))
+        document = wire.encode_result(operation, card, ctx.version)
+        if self.card_signer is not None:
+            document = self.card_signer.sign(document, ctx.base_url)
+        return Result(document)
 
 
 def _task_not_found(task_id: str) -> TaskNotFoundError:

@@ -23,8 +23,19 @@ from urllib.parse import parse_qsl
 from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.server import DEFAULT_BINDINGS, DEFAULT_REST_PATH, Dispatcher
+from a2a_core.signing import CardSigner, SigningKey
 
 from .admission import StreamPlaces, default_stream_limit
+from .auth.wsgi import (
+    AuthOption,
+    RequestGuard,
+    as_policy,
+    check_distinct_kids,
+    declared,
+    principal_owner,
+    protected_extended_card,
+    served_jwks,
+)
 from .concurrency import default_agent_workers
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
@@ -58,6 +69,8 @@ class _Assembly:
     trusted_hosts: tuple[str, ...]
     #: The store was chosen as "memory" only because no process count was known yet.
     guessed_memory: bool
+    #: Authenticates each request (None: the app leaves that to a middleware).
+    guard: RequestGuard | None = None
 
 
 class A2AApp:
@@ -82,6 +95,12 @@ class A2AApp:
     webhooks and declares them in the card (``docs/push.md``);
     ``runtime_options`` go to :class:`~a2a_wsgi.runtime.Runtime`
     (lease_seconds, retention, …).
+
+    ``auth`` (an :class:`~a2a_wsgi.auth.AuthPolicy`, an authenticator or a list
+    of them) authenticates every request but the card and the JWKS, declares
+    its schemes on the card, and makes the extended card require a login;
+    ``card_signing_keys`` sign every card served, their public halves at
+    ``/.well-known/jwks.json`` (``docs/security.md``).
     """
 
     def __init__(self, agent: Any, *, base_url: str | None = None,
@@ -99,7 +118,8 @@ class A2AApp:
                  extended_card: Callable[..., AgentCard] | None = None,
                  on_transition: Callable[..., None] | None = None,
                  runtime_options: Mapping[str, Any] | None = None,
-                 push: PushSettings | bool | None = None) -> None:
+                 push: PushSettings | bool | None = None, auth: AuthOption = None,
+                 card_signing_keys: Sequence[SigningKey] = ()) -> None:
         self.agent = agent
         self.base_url = base_url
         self.trusted_hosts = trusted_hosts
@@ -119,6 +139,11 @@ class A2AApp:
             max_json_depth=max_json_depth, max_parts=max_parts,
             last_modified=last_modified or datetime.now(timezone.utc))
         self._max_streams = max_streams
+        self._auth = as_policy(auth)
+        self._card_signer = CardSigner(card_signing_keys) if card_signing_keys else None
+        push_signer = self.push.signer if self.push is not None else None
+        check_distinct_kids(self._card_signer, [k.kid for k in push_signer.keys]
+                            if push_signer is not None else [])
         self._assembly: _Assembly | None = None
         self._lock = threading.Lock()
         hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
@@ -159,12 +184,15 @@ class A2AApp:
                                 push_planner=PushPlanner(default_version=self.push.default_version),
                                 on_outbox=self._wake_deliverer)
         # runtime_options win over what the app derives (a push_planner of one's own, say).
-        options = {**push_options, **self._runtime_options}
+        options = {"owner_key": principal_owner, **push_options, **self._runtime_options}
+        options["extended_card"] = protected_extended_card(options.get("extended_card"),
+                                                           self._auth)
         options["max_workers"] = (options.get("max_workers") or self._max_workers
                                   or default_agent_workers())  # known once gevent patched
-        opts = self._card_opts
-        runtime = Runtime(self.agent, store=open_store(spec),
-                          card_overrides=lambda card: _apply_card_opts(card, opts), **options)
+        opts, policy = self._card_opts, self._auth
+        runtime = Runtime(self.agent, store=open_store(spec), **options,
+                          card_overrides=lambda card: declared(_apply_card_opts(card, opts),
+                                                               policy))
         deliverer = (PushDeliverer(runtime.store, self.push) if self.push is not None else None)
         card = runtime.agent_card()
         limit = self._max_streams
@@ -172,9 +200,12 @@ class A2AApp:
             limit = default_stream_limit(gunicorn_worker_config())
         streams = StreamPlaces(limit)
         dispatcher = Dispatcher(runtime, stream_admission=streams, **self._dispatcher_options)
+        dispatcher.card.signer = dispatcher.operations.card_signer = self._card_signer
+        guard = None if policy is None else RequestGuard.for_dispatcher(
+            policy, dispatcher, extended_card=options["extended_card"] is not None)
         guessed = spec == "memory" and self.store is None and not multiprocess
         return _Assembly(runtime, dispatcher, card, deliverer, streams,
-                         normalize_hosts(self.trusted_hosts), guessed)
+                         normalize_hosts(self.trusted_hosts), guessed, guard)
 
     def _current(self) -> _Assembly:
         assembly = self._assembly
@@ -219,11 +250,18 @@ class A2AApp:
             return _plain(500, message, start_response)
         if assembly.deliverer is not None:
             assembly.deliverer.ensure_started()  # in each forked worker
-            signer = self.push.signer if self.push is not None else None
-            if signer is not None and environ.get("PATH_INFO") == JWKS_PATH:
-                return _jwks_response(signer.jwks(), start_response)
+        if environ.get("PATH_INFO") == JWKS_PATH:
+            keys = self._jwks(assembly)
+            if keys is not None:
+                return _jwks_response(keys, start_response)
         method = environ.get("REQUEST_METHOD", "GET").upper()
         path = environ.get("PATH_INFO") or "/"
+        identity = get_identity(environ)
+        guard = assembly.guard
+        if guard is not None:
+            identity, refusal = guard.admit(environ, path, identity)
+            if refusal is not None:
+                return _respond(refusal, method, start_response)
         try:
             base_url = self._base_url(environ, assembly.trusted_hosts)
         except UntrustedHostError as exc:
@@ -241,24 +279,26 @@ class A2AApp:
                                   query=dict(parse_qsl(environ.get("QUERY_STRING", ""))),
                                   body=body, body_too_large=too_large,
                                   client_gone=client_gone_probe(environ))
+        refusal = guard.screen(request, identity, environ) if guard is not None else None
+        if refusal is not None:
+            return _respond(refusal, method, start_response)
         response = assembly.dispatcher.handle(request, base_url=base_url,
                                               metadata=get_metadata(environ),
-                                              identity=get_identity(environ))
-        headers = list(response.headers)
-        if isinstance(response.body, bytes):
-            # A known length spares the server chunked framing (and the client a guess).
-            if method != "HEAD":
-                headers.append(("Content-Length", str(len(response.body))))
-            start_response(_status_line(response.status), headers)
-            return [response.body]
-        start_response(_status_line(response.status), headers)
-        return _ClosingIterator(response.body)
+                                              identity=identity)
+        return _respond(response, method, start_response)
 
     def card_response(self, environ: Mapping[str, Any]) -> HttpResponse:
         """The card for this request, whatever path it came in on (even with the route disabled)."""
         request = HttpRequest(method="GET", headers=_headers(environ), query=_card_query(environ))
         base_url = self._base_url(environ, self._current().trusted_hosts)
         return self.dispatcher.card_response(request, base_url=base_url)
+
+    def _jwks(self, assembly: _Assembly) -> dict[str, Any] | None:
+        """The public keys: push signing (when delivering) and card signing, in one JWKS."""
+        push_signer = self.push.signer if self.push is not None else None
+        push_keys = push_signer.jwks() if push_signer and assembly.deliverer else None
+        card_keys = self._card_signer.jwks() if self._card_signer is not None else None
+        return served_jwks(push_keys, card_keys)
 
     def _base_url(self, environ: Mapping[str, Any], trusted: tuple[str, ...]) -> str:
         """Per-request override, else ``base_url``, else the request's trusted Host."""
@@ -302,8 +342,24 @@ def _conditional_headers(environ: Mapping[str, Any]) -> Headers:
     return Headers([(name, environ[key]) for key, name in _CONDITIONAL if key in environ])
 
 
+def _respond(response: HttpResponse, method: str,
+             start_response: StartResponse) -> Iterable[bytes]:
+    """Write ``response``: a whole body with its length, a stream closing its producer."""
+    headers = list(response.headers)
+    if isinstance(response.body, bytes):
+        if method == "HEAD":
+            start_response(_status_line(response.status), headers)
+            return [b""]
+        # A known length spares the server chunked framing (and the client a guess).
+        headers.append(("Content-Length", str(len(response.body))))
+        start_response(_status_line(response.status), headers)
+        return [response.body]
+    start_response(_status_line(response.status), headers)
+    return _ClosingIterator(response.body)
+
+
 def _jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:
-    """The push-signing public keys (cacheable: rotation keeps old keys published a while)."""
+    """The public signing keys (cacheable: rotation keeps old keys published a while)."""
     body = json.dumps(jwks).encode()
     start_response("200 OK", [("Content-Type", "application/jwk-set+json"),
                               ("Cache-Control", "public, max-age=300"),

@@ -7,6 +7,8 @@
 * :func:`verify_compact` / :func:`sign_compact`: compact JWS (JWTs) with the same
   algorithm allow-list (ES256, EdDSA, RS256; never ``none``).
 * :class:`JWKSCache`: when a verifier should fetch a JWKS again.
+* :class:`CardSigner`: a server's keys, signing each card it serves (``jku`` at
+  :data:`JWKS_PATH` below the card's base URL).
 
 Keys need the ``cryptography`` package (the ``signing`` extra); nothing here
 does I/O, reads a clock or draws randomness except through ``cryptography``.
@@ -104,9 +106,20 @@ from .jose import (
 from .keyset import (
     JWKSCache as JWKSCache,
 )
+from .served import (
+    JWKS_PATH as JWKS_PATH,
+)
+from .served import (
+    CardSigner as CardSigner,
+)
+from .served import (
+    jwks_url as jwks_url,
+)
 
 __all__ = [
     "ALGORITHMS",
+    "CardSigner",
+    "JWKS_PATH",
     "MAX_DEPTH",
     "CanonicalizationError",
     "CompactJWS",
@@ -129,6 +142,7 @@ __all__ = [
     "canonicalize",
     "check_unsigned_members",
     "jwks",
+    "jwks_url",
     "public_jwk",
     "public_key_from_jwk",
     "sign_card",

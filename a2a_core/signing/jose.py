@@ -98,11 +98,12 @@ def check_algorithms(algorithms: Sequence[str]) -> tuple[str, ...]:
 def _crypto() -> Any:
     """The ``cryptography`` namespace we use, imported on first need (optional extra)."""
     try:
+        from cryptography import exceptions
         from cryptography.hazmat.primitives import hashes, serialization
         from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa, utils
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise RuntimeError(_MISSING_EXTRA) from exc
-    return _Crypto(hashes, serialization, ec, ed25519, padding, rsa, utils)
+    return _Crypto(hashes, serialization, ec, ed25519, padding, rsa, utils, exceptions)
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ class _Crypto:
     padding: Any
     rsa: Any
     utils: Any
+    exceptions: Any
 
 
 def _alg_of(key: Any) -> str:
@@ -183,15 +185,28 @@ class SigningKey:
         return public_jwk(self.public_key(), kid=self.kid)
 
     def sign(self, data: bytes) -> bytes:
-        """The raw JWS signature of ``data`` (ES256: r || s, 32 bytes each, not DER)."""
+        """The raw JWS signature of ``data`` (ES256: r || s, 32 bytes each, not DER).
+
+        All three are deterministic where ``cryptography`` allows (ES256 by RFC 6979,
+        cryptography 44 with OpenSSL 3.2 or later): processes sharing a key then sign
+        one card into the same bytes, so its ETag is the same in every worker.
+        """
         c = _crypto()
         if self.alg == "EdDSA":
             return bytes(self.private_key.sign(data))
         if self.alg == "RS256":
             return bytes(self.private_key.sign(data, c.padding.PKCS1v15(), c.hashes.SHA256()))
-        der = self.private_key.sign(data, c.ec.ECDSA(c.hashes.SHA256()))
-        r, s = c.utils.decode_dss_signature(der)
+        r, s = c.utils.decode_dss_signature(_ecdsa_der(c, self.private_key, data))
         return bytes(int(r).to_bytes(32, "big") + int(s).to_bytes(32, "big"))
+
+
+def _ecdsa_der(c: _Crypto, private_key: Any, data: bytes) -> bytes:
+    """An ECDSA P-256 signature (DER), deterministic when the library can, random otherwise."""
+    try:
+        return bytes(private_key.sign(
+            data, c.ec.ECDSA(c.hashes.SHA256(), deterministic_signing=True)))
+    except (TypeError, c.exceptions.UnsupportedAlgorithm):  # older cryptography or OpenSSL
+        return bytes(private_key.sign(data, c.ec.ECDSA(c.hashes.SHA256())))
 
 
 def _int_b64(value: int, size: int | None = None) -> str:

@@ -265,17 +265,20 @@ class AuthPolicy:
             raise InvalidCredentialsError(first.reason, error=first.error,
                                           challenges=self._challenges(first.challenges))
         if self.required:
-            raise AuthenticationRequiredError("authentication required",
-                                              challenges=self._challenges(()))
+            raise self.required_error()
         return None
 
     def require(self, request: AuthRequest) -> Principal:
         """:meth:`authenticate`, but anonymous is never enough (the extended card)."""
         found = self.authenticate(request)
         if found is None:
-            raise AuthenticationRequiredError("authentication required",
-                                              challenges=self._challenges(()))
+            raise self.required_error()
         return found
+
+    def required_error(self) -> AuthenticationRequiredError:
+        """The 401 for a request without credentials: one challenge per scheme."""
+        return AuthenticationRequiredError("authentication required",
+                                           challenges=self._challenges(()))
 
     def _challenges(self, first: Sequence[str]) -> list[str]:
         """The failing scheme's challenge first, then one per other scheme."""
@@ -296,10 +299,19 @@ class AuthPolicy:
         return [a.requirement() for a in self.authenticators]
 
     def declare(self, card: AgentCard) -> AgentCard:
-        """``card`` with these schemes and requirements added (its own entries kept first)."""
+        """``card`` with these schemes and requirements added (its own entries kept first).
+
+        Declaring twice changes nothing: a requirement the card has is not added again.
+        """
         schemes = {**(card.security_schemes or {}), **self.security_schemes()}
+        present = [_comparable(r) for r in card.security_requirements]
         requirements = [*card.security_requirements,
                         *(r for r in self.security_requirements()
-                          if r not in card.security_requirements)]
+                          if _comparable(r) not in present)]
         return dataclasses.replace(card, security_schemes=schemes,
                                    security_requirements=requirements)
+
+
+def _comparable(requirement: SecurityRequirement) -> dict[str, tuple[str, ...]]:
+    """A requirement with its scopes as tuples (a card's own are frozen that way)."""
+    return {name: tuple(scopes) for name, scopes in requirement.items()}

@@ -11,6 +11,13 @@
 
 ``reason`` is fixed text of ours, safe to show the client and to log: it never
 contains the credential, a token's claims or a key.
+
+Inside the protocol the two answers are the JSON-RPC errors
+:class:`UnauthenticatedError` (-31401) and :class:`UnauthorizedError` (-31403),
+the codes and ErrorInfo reasons the A2A project's Go SDK uses: outside
+JSON-RPC's reserved -32768…-32000, so no current or future A2A code can
+collide with them, and a client that does not know them still sees the HTTP
+status.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import json
 from collections.abc import Sequence
 from typing import ClassVar
 
-from a2a_core.errors import A2AError
+from a2a_core.errors import A2AError, RPCError
 from a2a_core.http import HttpResponse
 
 __all__ = [
@@ -27,7 +34,30 @@ __all__ = [
     "AuthenticationRequiredError",
     "InvalidCredentialsError",
     "PermissionDeniedError",
+    "UnauthenticatedError",
+    "UnauthorizedError",
 ]
+
+
+class UnauthenticatedError(RPCError):
+    """The JSON-RPC (and HTTP+JSON) error of a 401: no acceptable credentials."""
+
+    code = -31401
+    default_message = "Authentication required"
+    reason = "UNAUTHENTICATED"
+    http_status = 401
+    #: The google.rpc.Code name an HTTP+JSON ``Status`` body carries.
+    grpc_status = "UNAUTHENTICATED"
+
+
+class UnauthorizedError(RPCError):
+    """The JSON-RPC (and HTTP+JSON) error of a 403: authenticated, but not allowed."""
+
+    code = -31403
+    default_message = "Permission denied"
+    reason = "UNAUTHORIZED"
+    http_status = 403
+    grpc_status = "PERMISSION_DENIED"
 
 
 class AuthError(A2AError):
@@ -50,6 +80,12 @@ class AuthError(A2AError):
 
     def headers(self) -> list[tuple[str, str]]:
         return [("WWW-Authenticate", challenge) for challenge in self.challenges]
+
+    def rpc_error(self) -> UnauthenticatedError | UnauthorizedError:
+        """This refusal as the protocol error a JSON-RPC or HTTP+JSON client reads."""
+        if self.http_status == 403:
+            return UnauthorizedError(self.reason)
+        return UnauthenticatedError(self.reason)
 
     def response(self) -> HttpResponse:
         """A small JSON answer: sent before the body is read, so no JSON-RPC id is known."""

@@ -258,6 +258,7 @@ def sdk_card_server() -> Iterator[tuple[str, SigningKey]]:
 def test_our_client_verifies_a_card_the_sdk_serves(sdk_card_server: tuple[str, SigningKey]
                                                    ) -> None:
     import requests
+
     from a2a_client.auth import CardVerifier
 
     base, key = sdk_card_server
@@ -269,3 +270,79 @@ def test_our_client_verifies_a_card_the_sdk_serves(sdk_card_server: tuple[str, S
     card["url"] = "https://evil.example/a2a"
     with pytest.raises(InvalidSignatureError):
         verifier(card)
+
+
+# -- over HTTP: the cards an A2AApp with card_signing_keys serves, checked by the SDK --------
+
+
+def _jku_key_provider(alg: str) -> Any:
+    """What an SDK client would do with a card's ``jku``: fetch the JWKS, pick the kid."""
+    import requests
+
+    def key_provider(kid: str | None, jku: str | None) -> PyJWK:
+        assert jku is not None and kid is not None
+        keys = requests.get(jku, timeout=5).json()["keys"]
+        return PyJWK(next(k for k in keys if k["kid"] == kid))
+
+    return create_signature_verifier(key_provider, [alg])
+
+
+@pytest.fixture(scope="module")
+def signed_app(key: SigningKey) -> Iterator[str]:
+    """Our A2AApp signing its cards with ``key``, behind a bearer token, on werkzeug."""
+    import dataclasses
+
+    from a2a_core.service import CallContext
+    from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
+    from a2a_wsgi.auth import BearerAuthenticator
+
+    class Echo(Agent):
+        name = "Signed Echo"
+        description = "Echoes, with a signed card ✓"
+        skills = [AgentSkill(id="echo", name="Echo", description="Echoes", tags=["echo"])]
+
+        def handle_message(self, msg: Any, ctx: AgentContext) -> Any:
+            return reply(*msg.parts)
+
+    def extended(ctx: CallContext) -> AgentCard:
+        extra = AgentSkill(id="more", name="More", description="Members only", tags=["x"])
+        return dataclasses.replace(app.card, skills=[*app.card.skills, extra])
+
+    app = A2AApp(Echo(), auth=BearerAuthenticator({"tok": "alice"}.get),
+                 extended_card=extended, card_signing_keys=[key])
+    handle = serve(app, "127.0.0.1:0")
+    try:
+        yield handle.url
+    finally:
+        handle.stop()
+        app.close()
+
+
+@pytest.mark.parametrize("version", [None, "0.3", "1.0"])
+def test_sdk_verifies_each_card_variant_an_app_serves(signed_app: str, key: SigningKey,
+                                                      version: str | None) -> None:
+    import requests
+
+    headers = {"A2A-Version": version} if version else {}
+    doc = requests.get(f"{signed_app}/.well-known/agent-card.json", headers=headers,
+                       timeout=5).json()
+    assert ("url" in doc) == (version != "1.0")  # dual, or strict 1.0
+    _jku_key_provider(key.alg)(parse_agent_card(copy.deepcopy(doc)))
+    doc["skills"][0]["description"] = "Does something else"
+    with pytest.raises(InvalidSignaturesError):
+        _jku_key_provider(key.alg)(parse_agent_card(doc))
+
+
+@pytest.mark.parametrize("version", ["0.3", "1.0"])
+def test_sdk_verifies_the_extended_card_an_app_serves(signed_app: str, key: SigningKey,
+                                                      version: str) -> None:
+    import requests
+
+    method = "GetExtendedAgentCard" if version == "1.0" else "agent/getAuthenticatedExtendedCard"
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
+    headers = {"Authorization": "Bearer tok"}
+    if version == "1.0":
+        body["params"], headers["A2A-Version"] = {}, "1.0"
+    card = requests.post(f"{signed_app}/", json=body, headers=headers, timeout=5).json()["result"]
+    assert [s["id"] for s in card["skills"]] == ["echo", "more"]
+    _jku_key_provider(key.alg)(parse_agent_card(copy.deepcopy(card)))
