@@ -32,6 +32,7 @@ from a2a_core.models import (
     ListTasksRequest,
     ListTasksResponse,
     Message,
+    Role,
     SendMessageRequest,
     SubscribeToTaskRequest,
     Task,
@@ -64,6 +65,9 @@ from ._subscriptions import Subscriptions
 from ._updates import TaskUpdates
 
 __all__ = ["Runtime", "stop_all_streams"]
+
+#: How many earlier tasks one repeated request may have superseded (a bound, not a quota).
+_MAX_SUPERSEDED = 1000
 
 #: Every live runtime of this process, so a shutdown signal can end their streams.
 _LIVE: weakref.WeakSet[Runtime] = weakref.WeakSet()
@@ -217,11 +221,10 @@ class Runtime:
         second task); a reused messageId with another request is a new send.
         """
         blocking = request.configuration is None or request.configuration.blocking
-        fingerprint = request_fingerprint(request)
-        earlier = self._sent_before(request, fingerprint, ctx)
+        earlier, claim = self._sent_before(request, ctx)
         if earlier is not None:
             return self._replayed(earlier.id, ctx) if blocking else earlier
-        run = self._begin(request, fingerprint, ctx)
+        run = self._begin(request, claim, ctx)
         if blocking:
             self._runner.execute(run)
             if run.duplicate_of is not None:  # a concurrent send of it stored its task first
@@ -251,26 +254,39 @@ class Runtime:
 
         A new-task request this caller already sent streams the task it created.
         """
-        fingerprint = request_fingerprint(request)
-        earlier = self._sent_before(request, fingerprint, ctx)
+        earlier, claim = self._sent_before(request, ctx)
         if earlier is not None:
             return self._streams.resent(earlier.id, self._scope(ctx), ctx.client_gone)
-        run = self._begin(request, fingerprint, ctx)
+        run = self._begin(request, claim, ctx)
         self._runner.submit(run)
         return self._streams.run_stream(run)
 
-    def _sent_before(self, request: SendMessageRequest, fingerprint: str,
-                     ctx: CallContext) -> Task | None:
-        """The task this new-task request (same id, same fingerprint) already created for
-        this caller, if any."""
+    def _sent_before(self, request: SendMessageRequest,
+                     ctx: CallContext) -> tuple[Task | None, str]:
+        """The task this new-task request already created for this caller, if it is one a
+        retry should answer; and the key a new task claims the message under.
+
+        A repeat (same messageId, same request) is a retry only while its task is as
+        its first send left it: no later user message, not canceled. A client that
+        lost the answer never learned the task's id, so it cannot have continued or
+        canceled it; a repeat after that is a new send. Its claim is the fingerprint
+        chained to the task it supersedes, so its own retries find it in turn.
+        """
+        fingerprint = request_fingerprint(request)
         msg = request.message
         if msg.task_id is not None:
-            return None
+            return None, fingerprint
         owner, tenant = self._scope(ctx)
-        return self.store.find_by_message(msg.message_id, fingerprint=fingerprint,
-                                          owner=owner, tenant=tenant)
+        key = fingerprint
+        for _ in range(_MAX_SUPERSEDED):
+            found = self.store.find_by_message(msg.message_id, fingerprint=key, owner=owner,
+                                               tenant=tenant)
+            if found is None or not _moved_on(found):
+                return found, key
+            key = f"{fingerprint}:{found.id}"
+        return None, key
 
-    def _begin(self, request: SendMessageRequest, fingerprint: str, ctx: CallContext) -> Run:
+    def _begin(self, request: SendMessageRequest, claim: str, ctx: CallContext) -> Run:
         """A run for a new task, or a continuation already applied to its task."""
         config = request.configuration
         push = config.push_notification_config if config is not None else None
@@ -278,7 +294,7 @@ class Runtime:
             self._push.check(push, ctx.version)  # -32602 before any write
         msg = request.message
         if msg.task_id is None:
-            return self._runner.new_run(msg, self._scope(ctx), ctx, push, fingerprint)
+            return self._runner.new_run(msg, self._scope(ctx), ctx, push, claim)
         return self._runner.continued_run(msg, msg.task_id, self._scope(ctx), ctx, push)
 
     def subscribe_to_task(
@@ -359,3 +375,10 @@ class Runtime:
     ) -> None:
         self._updates.visible(request.task_id, self._scope(ctx))
         self._push.delete(request.task_id, request.config_id)
+
+
+def _moved_on(task: Task) -> bool:
+    """Whether the task is no longer as its first send left it (continued, or canceled)."""
+    if task.status.state is TaskState.CANCELED:
+        return True
+    return sum(1 for message in task.history if message.role is Role.USER) > 1

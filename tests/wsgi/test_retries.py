@@ -303,8 +303,30 @@ def test_the_wait_limit_ends_a_retry_against_an_agent_that_never_settles(
         result(url, "cancel", {"id": running["id"]})
         original, _ = first.result(timeout=10)
     assert state_of(original) == "canceled"
-    again, elapsed = post_send(url, params)  # nothing runs it any more
-    assert state_of(again) == "canceled" and elapsed < 1.0
+
+
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+def test_a_repeat_after_the_task_moved_on_is_a_new_send_and_its_own_retries_find_it(
+        serve_app: Callable[..., str], store: str, version: str) -> None:
+    """A client that lost the answer never learned the task id, so it cannot have continued
+    or canceled the task: a repeat after a continuation or a cancel is a new send (the 1.0
+    conformance kit sends such repeats), and a retry of that new send answers it."""
+    url = serve_app(build_app(store))
+    params = send_params("working", f"moved-on-{version}", version)
+    first, _ = post_send(url, params, version)
+    assert result(url, "cancel", {"id": first["id"]}, version)
+    second, _ = post_send(url, params, version)
+    assert second["id"] != first["id"] and state_of(second) == "working"
+    retried, elapsed = post_send(url, params, version)
+    assert retried["id"] == second["id"] and elapsed < 1.0
+    follow_up = user_message("more", version, message_id=f"follow-{version}")
+    follow_up["taskId"] = second["id"]
+    post_send(url, {"message": follow_up}, version)  # the client continued the second task
+    third, _ = post_send(url, params, version)
+    assert third["id"] not in (first["id"], second["id"])
+    again, _ = post_send(url, params, version)
+    assert again["id"] == third["id"]
+    assert task_count(url) == 3
 
 
 def test_a_live_lease_of_another_worker_makes_a_retry_wait_an_expired_one_does_not(
