@@ -14,6 +14,10 @@ URL), :class:`OAuth2Authenticator` (JWT or token introspection),
 query or cookie) and :class:`MutualTLSAuthenticator` (a client certificate
 forwarded by a trusted proxy). Credentials never appear in reprs, error
 messages or logs.
+
+``A2AApp(auth=...)`` runs a policy on every request (:mod:`.wsgi`); inside the
+protocol a refusal is :class:`UnauthenticatedError` (-31401) or
+:class:`UnauthorizedError` (-31403). See ``docs/security.md``.
 """
 
 from __future__ import annotations
@@ -46,6 +50,12 @@ from .errors import (
 from .errors import (
     PermissionDeniedError as PermissionDeniedError,
 )
+from .errors import (
+    UnauthenticatedError as UnauthenticatedError,
+)
+from .errors import (
+    UnauthorizedError as UnauthorizedError,
+)
 from .http import BasicAuthenticator as BasicAuthenticator
 from .http import BearerAuthenticator as BearerAuthenticator
 from .jwks import JWKSFetcher as JWKSFetcher
@@ -74,4 +84,6 @@ __all__ = [
     "OAuth2Authenticator",
     "OpenIDConnectAuthenticator",
     "PermissionDeniedError",
+    "UnauthenticatedError",
+    "UnauthorizedError",
 ]
