@@ -18,7 +18,12 @@ from a2a_core.methods import Operation
 
 from .transport import Reply, Timeout
 
-__all__ = ["Channel", "extension_headers", "echoed"]
+__all__ = ["AUTH_STATUSES", "Channel", "extension_headers", "echoed"]
+
+#: HTTP statuses that are the transport's refusal of the credentials (401, 403): both
+#: bindings raise them as HTTPStatusError, whatever error body the server wrote, so a
+#: caller sees one exception (with its WWW-Authenticate) over either binding.
+AUTH_STATUSES = frozenset({401, 403})
 
 
 class Channel(Protocol):

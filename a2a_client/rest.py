@@ -36,7 +36,7 @@ from a2a_core.rest import A2A_JSON, RestTarget, decode_status, parse_json, reque
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
 from .cards import Endpoint
-from .channel import echoed, extension_headers
+from .channel import AUTH_STATUSES, echoed, extension_headers
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
@@ -197,7 +197,10 @@ def _only_get(reply: Reply) -> bool:
 
 
 def _error(reply: Reply, payload: bytes) -> RPCError | HTTPStatusError:
-    """The typed error a Status body names, else the HTTP status itself."""
+    """The typed error a Status body names, else the HTTP status itself (always for a 401
+    or 403: see :data:`~a2a_client.channel.AUTH_STATUSES`)."""
+    if reply.status_code in AUTH_STATUSES:
+        return HTTPStatusError(reply.status_code, reply.headers, payload)
     try:
         value = parse_json(payload) if payload.strip() else None
     except ParseError:

@@ -4,7 +4,8 @@
 method name, params and headers, and an answer back into a model, the core's typed
 :class:`~a2a_core.errors.RPCError`, or :class:`~a2a_client.errors.HTTPStatusError`
 (a non-2xx answer without a JSON-RPC body). A JSON-RPC error wins over the HTTP status:
-some servers send it with a 4xx/5xx. Request ids are increasing integers.
+some servers send it with a 4xx/5xx; except a 401 or 403, which is always an
+HTTPStatusError (the same as over HTTP+JSON). Request ids are increasing integers.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from a2a_core.models import StreamEvent
 from a2a_core.wire import decode_error, decode_result, decode_stream_event, encode_params
 
 from .cards import Endpoint
+from .channel import AUTH_STATUSES
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
@@ -151,7 +153,10 @@ class RPCChannel:
             self.activated_extensions = activated
 
     def _response(self, reply: Reply, payload: bytes, request_id: int) -> RPCResponse:
-        """The JSON-RPC response in ``payload``; raises its error, or HTTPStatusError."""
+        """The JSON-RPC response in ``payload``; raises its error, or HTTPStatusError
+        (always for a 401 or 403: see :data:`~a2a_client.channel.AUTH_STATUSES`)."""
+        if reply.status_code in AUTH_STATUSES:
+            raise HTTPStatusError(reply.status_code, reply.headers, payload)
         try:
             response = parse_response(payload)
         except RemoteProtocolError:

@@ -26,6 +26,7 @@ from support.wsgi_server import Served
 
 from a2a_client import A2AClient, HTTPStatusError, agent, agent_tools
 from a2a_client.auth import BearerAuth, CardVerifier
+from a2a_core.errors import TaskNotFoundError
 from a2a_core.models import AgentCard, AgentSkill, Message, Task, TaskState
 from a2a_core.signing import (
     InvalidSignatureError,
@@ -418,3 +419,58 @@ def test_an_extended_card_that_does_not_verify_is_refused(
         signer.tamper = False
         assert client.card.name == "Guarded"  # the held card was dropped and fetched again
     assert signer.card_gets == 2
+
+
+# -- against the server's own authentication (A2AApp(auth=...), card_signing_keys=...) -------
+
+
+@pytest.fixture(scope="module")
+def secured() -> Iterator[str]:
+    """Bearer tokens for alice and bob, an extended card, every card signed (JWKS served)."""
+    from a2a_wsgi import serve
+    from a2a_wsgi.auth import BearerAuthenticator
+
+    pytest.importorskip("cryptography")
+
+    def whoami(msg: Message, ctx: AgentContext) -> Any:
+        return reply(f"you are {getattr(ctx.identity, 'identity', ctx.identity)}")
+
+    app = A2AApp(Agent.from_function(whoami, name="Secured", skills=[AgentSkill(id="w",
+                                                                               name="w")]),
+                 auth=BearerAuthenticator({"tok-alice": "alice", "tok-bob": "bob"}.get),
+                 extended_card=lambda ctx: AgentCard(name="Secured (extended)"),
+                 card_signing_keys=[SigningKey.generate("served-key", "ES256")])
+    handle = serve(app)
+    yield handle.url
+    handle.stop()
+    app.close()
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_the_servers_own_authentication(secured: str, binding: str) -> None:
+    verifier = CardVerifier(jwks_url=secured + "/.well-known/jwks.json")
+    for auth in (None, "tok-mallory"):
+        with A2AClient(secured, binding=binding, auth=auth) as client:
+            with pytest.raises(HTTPStatusError) as refused:
+                client.send_message("let me in")
+        assert refused.value.status_code == 401
+        assert refused.value.headers["WWW-Authenticate"].startswith("Bearer")
+    with A2AClient(secured, binding=binding, auth="tok-alice", verify_card=verifier) as alice:
+        task = alice.send_message("whoami")
+        assert isinstance(task, Task)
+        assert task.artifacts[0].parts[0].text == "you are alice"  # type: ignore[union-attr]
+        assert alice.get_extended_card().name == "Secured (extended)"
+    with A2AClient(secured, binding=binding, auth=lambda: "tok-bob") as bob:
+        with pytest.raises(TaskNotFoundError):
+            bob.get_task(task.id)
+    with A2AClient(secured, binding=binding) as anonymous:
+        with pytest.raises(HTTPStatusError) as refused:
+            anonymous.get_extended_card()
+        assert refused.value.status_code == 401
+
+
+def test_the_cli_against_the_servers_own_authentication(secured: str) -> None:
+    assert _a2a("send", secured, "whoami", "--binding", "HTTP+JSON").returncode == 6
+    answered = _a2a("send", secured, "whoami", "--binding", "HTTP+JSON", "--token", "tok-bob")
+    assert answered.returncode == 0, answered.stderr
+    assert "you are bob" in answered.stdout

@@ -1,7 +1,7 @@
 """Every 1.0 operation over HTTP+JSON against a served A2AApp: the success paths.
 
 Bodies and answers are checked as wire JSON (hand-written shapes): a bare
-``SendMessageResponse``/Task/config object per answer, ``application/a2a+json``,
+``SendMessageResponse``/Task/config object per answer, a JSON media type,
 ``A2A-Version: 1.0`` echoed, never a JSON-RPC envelope.
 """
 
