@@ -268,11 +268,15 @@ class A2AApp:
             if method in ("GET", "HEAD") and path.strip("/") == assembly.dispatcher.card_path:
                 return _plain(400, str(exc), start_response)
             base_url = None  # only the card and the extended card need it
-        if method in ("GET", "HEAD"):
-            # Only the card answers GET, and it reads nothing but the validators:
-            # skip the body and the header copy (the card is the hot GET path).
+        if method in ("GET", "HEAD") and path.strip("/") == assembly.dispatcher.card_path:
+            # The card reads nothing but its validators and version: skip the body and the
+            # full header copy (the card is the hot GET path).
             request = HttpRequest(method=method, path=path, headers=_conditional_headers(environ),
                                   query=_card_query(environ))
+        elif method in ("GET", "HEAD"):  # HTTP+JSON reads: headers and query, no body
+            request = HttpRequest(method=method, path=path, headers=_headers(environ),
+                                  query=_card_query(environ),
+                                  client_gone=client_gone_probe(environ))
         else:
             body, too_large = _read_body(environ, self.max_body_bytes)
             request = HttpRequest(method=method, path=path, headers=_headers(environ),

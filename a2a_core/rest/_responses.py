@@ -36,13 +36,14 @@ _VERSION = "1.0"
 
 
 def json_response(
-    operation: Operation, result: Any, headers: Sequence[tuple[str, str]] = ()
+    operation: Operation, result: Any, headers: Sequence[tuple[str, str]] = (),
+    media_type: str = A2A_JSON,
 ) -> HttpResponse:
-    """200 with the handler's encoded result as ``application/a2a+json``."""
+    """200 with the handler's encoded result, labelled ``media_type``."""
     if result is None and operation is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
         result = {}
     body = dumps(result).encode("utf-8")
-    return HttpResponse(200, [("Content-Type", A2A_JSON), *headers], body)
+    return HttpResponse(200, [("Content-Type", media_type), *headers], body)
 
 
 def sse_response(

@@ -45,6 +45,8 @@ from ..wire.v1_0 import ERROR_DOMAIN, ERROR_INFO_TYPE
 
 __all__ = [
     "A2A_JSON",
+    "PLAIN_JSON",
+    "answer_media_type",
     "GRPC_STATUS",
     "grpc_status",
     "encode_status",
@@ -54,6 +56,15 @@ __all__ = [
 
 #: The registered media type of HTTP+JSON bodies (1.0); requests may also use application/json.
 A2A_JSON = "application/a2a+json"
+#: What a REST answer is labelled unless the client asks for A2A_JSON: v1.0.0 of the
+#: spec (and the 1.0 conformance kit) says ``application/json``; later 1.0 text registers
+#: ``application/a2a+json``. Serving the one the client names satisfies both.
+PLAIN_JSON = "application/json"
+
+
+def answer_media_type(accept: str | None) -> str:
+    """``application/a2a+json`` when ``Accept`` names it, else ``application/json``."""
+    return A2A_JSON if accept and A2A_JSON in accept.lower() else PLAIN_JSON
 
 #: Error class -> the google.rpc.Code name of the spec's table (v1.0.1, as the SDK has it).
 GRPC_STATUS: Mapping[type[RPCError], str] = {
@@ -100,7 +111,8 @@ def encode_status(err: RPCError, *, status: int | None = None) -> dict[str, Any]
 
 
 def error_response(
-    err: RPCError, *, status: int | None = None, headers: Sequence[tuple[str, str]] = ()
+    err: RPCError, *, status: int | None = None, headers: Sequence[tuple[str, str]] = (),
+    media_type: str = A2A_JSON,
 ) -> HttpResponse:
     """An error as a whole HTTP response: the status, ``application/a2a+json``, the body.
 
@@ -109,7 +121,7 @@ def error_response(
     """
     code = err.http_status if status is None else status
     body = dumps(encode_status(err, status=code)).encode("utf-8")
-    return HttpResponse(code, [("Content-Type", A2A_JSON), *headers], body)
+    return HttpResponse(code, [("Content-Type", media_type), *headers], body)
 
 
 def decode_status(payload: Any) -> RPCError | None:

@@ -3,7 +3,9 @@
 A request naming no ``A2A-Version`` is read as 1.0, the only version this
 binding speaks (so a plain ``curl`` works); one naming another is refused.
 Errors are ``google.rpc.Status`` bodies with the error table's HTTP status
-(503 with ``Retry-After`` when no stream place is free).
+(503 with ``Retry-After`` when no stream place is free). Bodies are labelled
+``application/json`` unless ``Accept`` names ``application/a2a+json``
+(:func:`~a2a_core.rest._status.answer_media_type`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..operations import Stream
 from ..versioning import V1_0, negotiate_version
 from ._responses import json_response, sse_response
 from ._routes import RestError, route
-from ._status import error_response
+from ._status import answer_media_type, error_response
 
 __all__ = ["RestBinding", "REST_VERSIONS"]
 
@@ -55,8 +57,10 @@ class RestBinding:
             body_too_large=request.body_too_large,
             max_depth=self.max_json_depth,
         )
+        media = answer_media_type(request.headers.get("Accept"))
         if isinstance(routed, RestError):
-            return error_response(routed.error, status=routed.status, headers=routed.headers)
+            return error_response(routed.error, status=routed.status, headers=routed.headers,
+                                  media_type=media)
         activated: ActivatedExtensions | None = None
         try:
             version = self._version(request)
@@ -67,17 +71,18 @@ class RestBinding:
             outcome = self.calls.run(routed.operation, routed.params, ctx, activated)
         except Busy as busy:
             headers = [*self.calls.response_headers(V1_0, activated), *busy.headers()]
-            return error_response(busy.error(), status=503, headers=headers)
+            return error_response(busy.error(), status=503, headers=headers, media_type=media)
         except RPCError as err:
-            return error_response(err, headers=self.calls.response_headers(V1_0, activated))
+            return error_response(err, headers=self.calls.response_headers(V1_0, activated),
+                                  media_type=media)
         except Exception:
             logger.exception("unhandled error while dispatching an HTTP+JSON request")
             headers = self.calls.response_headers(V1_0, activated)
-            return error_response(InternalError(), headers=headers)
+            return error_response(InternalError(), headers=headers, media_type=media)
         headers = self.calls.response_headers(version, activated)
         if isinstance(outcome, Stream):
             return sse_response(outcome.items, headers)
-        return json_response(routed.operation, outcome.value, headers)
+        return json_response(routed.operation, outcome.value, headers, media_type=media)
 
     @staticmethod
     def _version(request: HttpRequest) -> str:

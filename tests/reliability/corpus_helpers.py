@@ -252,7 +252,7 @@ def assert_status_body(status: int, headers: Mapping[str, str], body: bytes, cod
                        reason: str) -> dict[str, Any]:
     """A google.rpc.Status answer with ``code`` and an A2A ErrorInfo of ``reason``."""
     assert status == code, body[:300]
-    assert headers.get("Content-Type") == "application/a2a+json", headers
+    assert headers.get("Content-Type") in ("application/json", "application/a2a+json"), headers
     text = body.decode()
     assert_no_internal_text(text)
     error = json.loads(text)["error"]

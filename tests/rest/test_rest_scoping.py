@@ -198,11 +198,7 @@ class Required(Extension):
 #: A2AApp builds a GET's request from the card's headers only (If-None-Match,
 #: If-Modified-Since, A2A-Version): A2A-Extensions and Last-Event-ID never reach the
 #: dispatcher on an HTTP+JSON GET (a2a_wsgi/app.py, A2AApp.__call__).
-GET_HEADERS_DROPPED = pytest.mark.xfail(
-    strict=True, reason="A2AApp passes a GET only the card's headers (a2a_wsgi/app.py)")
-
-
-@pytest.mark.parametrize("method", ["POST", pytest.param("GET", marks=GET_HEADERS_DROPPED)])
+@pytest.mark.parametrize("method", ["POST", "GET"])
 def test_requested_extensions_are_echoed(method: str) -> None:
     with served(A2AApp(RestAgent(), extensions=[Tracing()])) as handle:
         rest = Rest(handle.url + "/rest")

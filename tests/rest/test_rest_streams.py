@@ -17,11 +17,6 @@ from support.a2a_http import SSEEvent, served
 
 from a2a_wsgi import A2AApp
 
-#: See test_rest_scoping.GET_HEADERS_DROPPED: a GET reaches the dispatcher without
-#: Last-Event-ID, so a GET subscription cannot resume (a2a_wsgi/app.py).
-GET_HEADERS_DROPPED = pytest.mark.xfail(
-    strict=True, reason="A2AApp passes a GET only the card's headers (a2a_wsgi/app.py)")
-
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
@@ -151,7 +146,7 @@ def _artifact_words(events: list[SSEEvent]) -> list[str]:
             if _kind(e) == "artifactUpdate"]
 
 
-@pytest.mark.parametrize("method", ["POST", pytest.param("GET", marks=GET_HEADERS_DROPPED)])
+@pytest.mark.parametrize("method", ["POST", "GET"])
 def test_a_subscription_resumes_after_last_event_id(rest: Rest, method: str) -> None:
     """Events emitted while the client was away come back after the cursor, once each."""
     task_id, last_id = _started_words(rest)
