@@ -1,9 +1,10 @@
 """a2a_client: call remote A2A agents from plain blocking Python.
 
-``A2AClient`` speaks A2A 0.3 and 1.0 over JSON-RPC with ``requests``; ``agent()`` and
-``agent_tools()`` turn a remote agent's skills into tools for an LLM loop; ``a2a`` is
-the command line. Errors are the core's (``TaskNotFoundError`` …) plus the client's
-transport family, all under :class:`a2a_core.errors.A2AError`.
+``A2AClient`` speaks A2A 0.3 and 1.0 over JSON-RPC, and 1.0 over HTTP+JSON, with
+``requests``; ``agent()`` and ``agent_tools()`` turn a remote agent's skills into tools
+for an LLM loop; ``a2a`` is the command line. Errors are the core's
+(``TaskNotFoundError`` …) plus the client's transport family, all under
+:class:`a2a_core.errors.A2AError`.
 """
 
 from __future__ import annotations
