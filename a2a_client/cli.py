@@ -9,6 +9,7 @@
     a2a tasks URL [--context ID] [--status STATE] [--page-size N] [--limit N]
     a2a serve ...                       (delegated to a2a_wsgi.cli)
     a2a db upgrade URL                  (delegated to a2a_wsgi.db_cli)
+    a2a inspect URL [--port N] [--no-open] [--timeout S]   (a2a_client.inspect)
 
 Common options: ``--json`` (machine output on stdout), ``--header 'Name: value'``
 (repeatable; ``${VAR}`` expands from the environment at each request), ``--token TOKEN``
@@ -183,6 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("serve", help="serve an agent (see 'a2a serve --help')", add_help=False)
     sub.add_parser("db", help="create or upgrade a task store's tables (see 'a2a db --help')",
                    add_help=False)
+    sub.add_parser("inspect", help="open the inspector page for any agent "
+                   "(see 'a2a inspect --help')", add_help=False)
     return parser
 
 
@@ -390,6 +393,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from a2a_wsgi.db_cli import db_main  # lazy, like serve
 
         return db_main(argv[1:])
+    if argv[:1] == ["inspect"]:
+        from .inspect import main as inspect_main  # lazy: it serves a page
+
+        return inspect_main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -38,6 +38,7 @@ from .operations import Operations
 from .rest import RestBinding
 from .service import A2AService
 from .versioning import SUPPORTED_VERSIONS, V1_0, normalize_version
+from .wire._common import MAX_PARTS
 
 __all__ = [
     "Dispatcher",
@@ -51,7 +52,7 @@ DEFAULT_AGENT_CARD_PATH = ".well-known/agent-card.json"
 #: Where the HTTP+JSON binding's paths start, below the mount point.
 DEFAULT_REST_PATH = "rest"
 #: Parts in one message; more is refused with -32602 before the agent runs.
-DEFAULT_MAX_PARTS = 256
+DEFAULT_MAX_PARTS = MAX_PARTS
 #: Request media types a browser sends cross-origin without a CORS preflight ("simple
 #: requests"); A2A requires application/json, so these can only be a confused or hostile peer.
 _SIMPLE_REQUEST_TYPES = frozenset(

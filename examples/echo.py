@@ -7,6 +7,7 @@
 The card advertises the URL each request came in on (for loopback hosts; set
 A2A_BASE_URL, or A2A_TRUSTED_HOSTS, to serve other names). With several
 workers and no A2A_STORE, the workers share the SQLite file ./a2a-tasks.sqlite3.
+A2A_INSPECTOR=1 serves the inspector page at /inspector/ (to loopback clients).
 """
 
 from __future__ import annotations
@@ -34,12 +35,15 @@ class EchoAgent(Agent):
 # push=True: webhook delivery with the default protections (public http(s) hosts only,
 # every resolved address checked, no redirects, retries with backoff); see docs/push.md.
 app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL"),
+             inspector=os.environ.get("A2A_INSPECTOR") == "1",
              push=True)
 
 
 if __name__ == "__main__":
     handle = serve(app, sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:8000")
     print(f"Echo Agent on {handle.url}/ (card: {handle.url}/.well-known/agent-card.json)")
+    if app.settings.inspector:
+        print(f"Inspector: {handle.url}/inspector/")
     try:
         handle.thread.join()
     except KeyboardInterrupt:

@@ -43,9 +43,16 @@ and runs the agent inline (blocking sends) or on a bounded thread pool
 
 from __future__ import annotations
 
-from ._defaults import DEFAULT_LEASE_SECONDS, LOST_WORKER_REASON, PushPlanner
+from ._defaults import (
+    DEFAULT_HEARTBEAT_INTERVAL,
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_RESUBSCRIBE_TIMEOUT,
+    LOST_WORKER_REASON,
+    PushPlanner,
+)
 from ._paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from ._service import Runtime
 
 __all__ = ["Runtime", "PushPlanner", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "DEFAULT_LEASE_SECONDS",
+           "DEFAULT_HEARTBEAT_INTERVAL", "DEFAULT_RESUBSCRIBE_TIMEOUT",
            "LOST_WORKER_REASON"]

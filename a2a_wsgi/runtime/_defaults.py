@@ -21,7 +21,9 @@ from ..stores import OutboxEntry
 __all__ = [
     "CAS_RETRIES",
     "Change",
+    "DEFAULT_HEARTBEAT_INTERVAL",
     "DEFAULT_LEASE_SECONDS",
+    "DEFAULT_RESUBSCRIBE_TIMEOUT",
     "LOST_WORKER_REASON",
     "PURGE_EVERY",
     "PushPlanner",
@@ -39,6 +41,10 @@ log = logging.getLogger("a2a_wsgi.runtime")
 
 CAS_RETRIES = 100
 DEFAULT_LEASE_SECONDS = 30.0
+#: Seconds between SSE comments on an idle stream (keeps proxies from cutting it).
+DEFAULT_HEARTBEAT_INTERVAL = 15.0
+#: Seconds a subscription may stay idle before it ends.
+DEFAULT_RESUBSCRIBE_TIMEOUT = 60.0
 PURGE_EVERY = 60.0
 LOST_WORKER_REASON = "the worker running this task stopped (lease expired)"
 

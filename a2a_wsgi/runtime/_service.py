@@ -47,7 +47,9 @@ from ..push.settings import PushSettings
 from ..stores import DuplicateMessageError, MemoryTaskStore, TaskStore, open_store
 from ._changes import Changes
 from ._defaults import (
+    DEFAULT_HEARTBEAT_INTERVAL,
     DEFAULT_LEASE_SECONDS,
+    DEFAULT_RESUBSCRIBE_TIMEOUT,
     PushPlanner,
     Scope,
     default_owner,
@@ -98,8 +100,8 @@ class Runtime:
         clock: Callable[[], datetime] | None = None,
         id_factory: Callable[[str], str] | None = None,
         on_transition: Callable[[TransitionEvent], None] | None = None,
-        resubscribe_timeout: float = 60.0,
-        heartbeat_interval: float = 15.0,
+        resubscribe_timeout: float = DEFAULT_RESUBSCRIBE_TIMEOUT,
+        heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
         extended_card: Callable[[CallContext], AgentCard] | None = None,
         push_enabled: bool = False,
         card_overrides: Callable[[AgentCard], AgentCard] | None = None,

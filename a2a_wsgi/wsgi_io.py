@@ -1,0 +1,152 @@
+"""Between a WSGI environ and the core's HttpRequest/HttpResponse.
+
+The body is read here, so an over-long chunked body is refused rather than
+silently truncated; a streamed response body is wrapped so the server's
+``close()`` (on a disconnect too) stops the producer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import parse_qsl
+
+from a2a_core.http import Headers, HttpResponse
+
+__all__ = [
+    "StartResponse",
+    "card_query",
+    "conditional_headers",
+    "jwks_response",
+    "plain",
+    "read_body",
+    "request_headers",
+    "respond",
+]
+
+StartResponse = Callable[..., Any]
+_READ_SIZE = 65536
+
+
+#: What a card GET reads: its validators, and the version that picks its variant.
+_CONDITIONAL = (
+    ("HTTP_IF_NONE_MATCH", "If-None-Match"),
+    ("HTTP_IF_MODIFIED_SINCE", "If-Modified-Since"),
+    ("HTTP_A2A_VERSION", "A2A-Version"),
+)
+
+
+def card_query(environ: Mapping[str, Any]) -> dict[str, str]:
+    """A card GET's query (``?A2A-Version=1.0``); the usual GET has none to parse."""
+    query = environ.get("QUERY_STRING")
+    return dict(parse_qsl(query)) if query else {}
+
+
+def conditional_headers(environ: Mapping[str, Any]) -> Headers:
+    return Headers([(name, environ[key]) for key, name in _CONDITIONAL if key in environ])
+
+def respond(response: HttpResponse, method: str,
+             start_response: StartResponse) -> Iterable[bytes]:
+    """Write ``response``: a whole body with its length, a stream closing its producer."""
+    headers = list(response.headers)
+    if isinstance(response.body, bytes):
+        if method == "HEAD":
+            start_response(_status_line(response.status), headers)
+            return [b""]
+        # A known length spares the server chunked framing (and the client a guess).
+        headers.append(("Content-Length", str(len(response.body))))
+        start_response(_status_line(response.status), headers)
+        return [response.body]
+    start_response(_status_line(response.status), headers)
+    return _ClosingIterator(response.body)
+
+def jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:
+    """The public signing keys (cacheable: rotation keeps old keys published a while)."""
+    body = json.dumps(jwks).encode()
+    start_response("200 OK", [("Content-Type", "application/jwk-set+json"),
+                              ("Cache-Control", "public, max-age=300"),
+                              ("Content-Length", str(len(body)))])
+    return [body]
+
+def read_body(environ: Mapping[str, Any], limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of body, and whether there was more.
+
+    A declared Content-Length over the limit is refused unread. Without one
+    (chunked), the stream is read up to limit + 1 bytes only when the server
+    says it terminates (``wsgi.input_terminated``); reading it otherwise
+    could block forever, so such a body is taken as empty.
+    """
+    stream = environ.get("wsgi.input")
+    declared = environ.get("CONTENT_LENGTH") or ""
+    if stream is None:
+        return b"", False
+    if declared.strip():
+        try:
+            length = int(declared)
+        except ValueError:
+            return b"", False
+        if length > limit:
+            return b"", True
+        return _read_up_to(stream, length), False
+    if not environ.get("wsgi.input_terminated"):
+        return b"", False
+    data = _read_up_to(stream, limit + 1)
+    return (b"", True) if len(data) > limit else (data, False)
+
+
+def _read_up_to(stream: Any, size: int) -> bytes:
+    """Read until ``size`` bytes or EOF (``read(n)`` may return less than n)."""
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining > 0:
+        chunk = stream.read(min(remaining, _READ_SIZE))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def request_headers(environ: Mapping[str, Any]) -> Headers:
+    """Request headers back from their CGI spelling (HTTP_ACCEPT -> Accept)."""
+    pairs = [(key[5:].replace("_", "-"), str(value)) for key, value in environ.items()
+             if key.startswith("HTTP_")]
+    pairs += [(key.replace("_", "-"), str(environ[key]))
+              for key in ("CONTENT_TYPE", "CONTENT_LENGTH") if environ.get(key)]
+    return Headers(pairs)
+
+def plain(status: int, text: str, start_response: StartResponse) -> list[bytes]:
+    body = text.encode()
+    start_response(_status_line(status), [("Content-Type", "text/plain; charset=utf-8"),
+                                          ("Content-Length", str(len(body)))])
+    return [body]
+
+
+def _status_line(status: int) -> str:
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Unknown"
+
+class _ClosingIterator:
+    """A streamed body whose ``close()`` (the server's, on disconnect too) closes the producer.
+
+    A generator wrapper would not do: closing a generator that never started
+    skips its ``finally``, leaving the dispatcher's iterator open.
+    """
+
+    def __init__(self, body: Iterator[bytes]) -> None:
+        self._body = body
+
+    def __iter__(self) -> _ClosingIterator:
+        return self
+
+    def __next__(self) -> bytes:
+        return next(self._body)
+
+    def close(self) -> None:
+        close = getattr(self._body, "close", None)
+        if close is not None:
+            close()

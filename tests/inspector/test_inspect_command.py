@@ -1,0 +1,43 @@
+"""``a2a inspect URL`` (the installed command) serves the page and proxies to the agent."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from support.a2a_http import served
+from support.gunicorn import free_port
+
+from examples.echo import EchoAgent
+
+from a2a_wsgi import A2AApp
+
+
+@pytest.mark.slow
+def test_the_a2a_command_runs_inspect(tmp_path: Path) -> None:
+    with served(A2AApp(EchoAgent())) as agent:
+        port = free_port()
+        command = [str(Path(sys.executable).parent / "a2a"), "inspect", agent.url + "/",
+                   "--no-open", "--port", str(port)]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    page = requests.get(f"http://127.0.0.1:{port}/inspector/", timeout=5)
+                    break
+                except requests.ConnectionError:
+                    assert proc.poll() is None, proc.communicate()
+                    assert time.monotonic() < deadline, "a2a inspect did not start"
+                    time.sleep(0.1)
+            assert page.status_code == 200 and "<html" in page.text.lower()
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=10)
+        assert proc.returncode == 0
