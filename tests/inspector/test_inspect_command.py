@@ -13,9 +13,8 @@ import requests
 from support.a2a_http import served
 from support.gunicorn import free_port
 
-from examples.echo import EchoAgent
-
 from a2a_wsgi import A2AApp
+from examples.echo import EchoAgent
 
 
 @pytest.mark.slow
