@@ -1,26 +1,20 @@
-"""Models as JSON text for the SQL stores (SQLite here, PostgreSQL in its own module).
+"""Models as JSON text for the SQL stores, in the stores' own encoding (:mod:`.encoding`).
 
-The 0.3 wire shapes are reused (they keep a status update's ``final`` flag),
-with one change: status timestamps are written at full microsecond precision,
-because the wire's millisecond form would reorder tasks and break list cursors.
+Rows written before that encoding hold the 0.3 wire shape (status timestamps
+at full microsecond precision); they are still read, through the wire
+decoder, and the next save of the task rewrites them in the stores' encoding.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from a2a_core import wire
-from a2a_core.models import (
-    StreamEvent,
-    Task,
-    TaskPushNotificationConfig,
-    TaskStatus,
-    TaskStatusUpdateEvent,
-)
+from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig
 
-from .base import as_utc
+from .encoding import from_document, is_document, to_document
 
 __all__ = [
     "dump_task",
@@ -31,46 +25,61 @@ __all__ = [
     "load_push_config",
 ]
 
-_VERSION = "0.3"
+_T = TypeVar("_T")
 
 
-def _exact_status(data: dict[str, Any], status: TaskStatus) -> None:
-    """Replace the wire's millisecond timestamp by the exact one."""
-    if status.timestamp is not None:
-        data["status"]["timestamp"] = as_utc(status.timestamp).isoformat()
+def _dump(value: object) -> str:
+    return json.dumps(to_document(value), separators=(",", ":"), ensure_ascii=False)
+
+
+def _load(text: str | bytes, cls: type[_T] | tuple[type, ...]) -> tuple[bool, Any]:
+    """(True, the value) for a document in the stores' encoding; (False, the parsed JSON)
+    for a legacy row."""
+    data = json.loads(text)
+    if not is_document(data):
+        return False, data
+    value = from_document(data)
+    if not isinstance(value, cls):
+        raise TypeError(f"stored {type(value).__name__} where a {cls} was expected")
+    return True, value
 
 
 def dump_task(task: Task) -> str:
-    data = wire.encode(task, _VERSION)
-    _exact_status(data, task.status)
-    return json.dumps(data, separators=(",", ":"))
+    return _dump(task)
 
 
-def load_task(text: str) -> Task:
-    return wire.decode(Task, json.loads(text))
+def load_task(text: str | bytes) -> Task:
+    ours, value = _load(text, Task)
+    return value if ours else wire.decode(Task, value)
 
 
 def dump_event(event: StreamEvent) -> str:
-    data = wire.encode_stream_event(event, _VERSION)
-    if isinstance(event, TaskStatusUpdateEvent):
-        _exact_status(data, event.status)
-    return json.dumps(data, separators=(",", ":"))
+    return _dump(event)
 
 
-def load_event(text: str) -> StreamEvent:
-    return wire.decode_stream_event(json.loads(text))
+def load_event(text: str | bytes) -> StreamEvent:
+    ours, value = _load(text, (Task, *_EVENT_TYPES))
+    return value if ours else wire.decode_stream_event(value)
 
 
 def dump_push_config(config: TaskPushNotificationConfig) -> str:
-    """1.0 shape (the 0.3 one has no tenant), plus the dialect it was created in."""
-    data = wire.encode(config, "1.0")
-    if config.protocol_version is not None:
-        data["protocolVersion"] = config.protocol_version
-    return json.dumps(data, separators=(",", ":"))
+    return _dump(config)
 
 
-def load_push_config(text: str) -> TaskPushNotificationConfig:
-    data = json.loads(text)
-    config = wire.decode(TaskPushNotificationConfig, data)
-    version = data.get("protocolVersion")
+def load_push_config(text: str | bytes) -> TaskPushNotificationConfig:
+    ours, value = _load(text, TaskPushNotificationConfig)
+    if ours:
+        return value  # type: ignore[no-any-return]
+    # Legacy rows: the 1.0 wire shape plus the dialect the config was created in.
+    config = wire.decode(TaskPushNotificationConfig, value)
+    version = value.get("protocolVersion")
     return replace(config, protocol_version=version) if isinstance(version, str) else config
+
+
+def _event_types() -> tuple[type, ...]:
+    from a2a_core.models import Message, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+
+    return (Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+
+
+_EVENT_TYPES = _event_types()
