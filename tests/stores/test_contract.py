@@ -592,7 +592,7 @@ def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_pat
         conn.execute("UPDATE a2a_schema_version SET version = 1")
     store = SQLiteTaskStore(path)
     try:
-        assert store.schema_version() == SCHEMA_VERSION == 3
+        assert store.schema_version() == SCHEMA_VERSION == 4
         store.save(make_task(), expected_version=None, message_id="m1", fingerprint=FP)
         assert store.find_by_message("m1", fingerprint=FP) == make_task()
     finally:
@@ -629,14 +629,14 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
         conn.execute("UPDATE a2a_schema_version SET version = 2")
     out = io.StringIO()
     assert db_cli.db_main(["upgrade", f"sqlite:///{path}"], out=out) == 0
-    assert out.getvalue() == f"{path}: upgraded from version 2 to 3\n"
+    assert out.getvalue() == f"{path}: upgraded from version 2 to 4\n"
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT scope, message_id, fingerprint, task_id "
                             "FROM a2a_task_messages").fetchall() == [
             (json.dumps(["alice", None]), "m1", LEGACY_FINGERPRINT, "old")]
     store = SQLiteTaskStore(path)
     try:
-        assert store.schema_version() == 3
+        assert store.schema_version() == 4
         assert store.get("old", owner="alice") == make_task("old")
         assert store.find_by_message("m1", fingerprint=FP, owner="alice") is None
         store.save(make_task("new"), expected_version=None, owner="alice", message_id="m1",
@@ -649,4 +649,4 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
         store.close()
     out = io.StringIO()
     assert db_cli.db_main(["upgrade", f"sqlite:///{path}"], out=out) == 0
-    assert out.getvalue() == f"{path}: already at version 3\n"
+    assert out.getvalue() == f"{path}: already at version 4\n"

@@ -173,10 +173,10 @@ def test_a_version_1_schema_is_upgraded_to_record_creating_messages(
     sql(url, f'DROP TABLE "{schema}".a2a_task_messages')  # as version 1 left it
     sql(url, f'UPDATE "{schema}".a2a_schema_version SET version = 1')
     stores.append(PostgresTaskStore(url, schema=schema))
-    assert schema_version(url, schema=schema) == SCHEMA_VERSION == 3
+    assert schema_version(url, schema=schema) == SCHEMA_VERSION == 4
     stores[0].save(task(), expected_version=None, message_id="m1", fingerprint=FP)
     assert stores[0].find_by_message("m1", fingerprint=FP) == task()
-    assert upgrade_schema(url, schema=schema) == (3, 3)
+    assert upgrade_schema(url, schema=schema) == (4, 4)
 
 
 #: The message table as schema version 2 made it, before fingerprints ({s}: the schema).
@@ -205,7 +205,7 @@ def test_a_version_2_schema_is_upgraded_and_its_claims_never_match(
         ('["alice", null]',))
     sql(url, f"UPDATE {quoted}.a2a_schema_version SET version = 2")
     assert run_db("upgrade", url, "--schema", schema) == (
-        0, f"schema {schema}: upgraded from version 2 to 3\n", "")
+        0, f"schema {schema}: upgraded from version 2 to 4\n", "")
     assert sql(url, f"SELECT scope, message_id, fingerprint, task_id "
                     f"FROM {quoted}.a2a_task_messages") == [
         ('["alice", null]', "m1", LEGACY_FINGERPRINT, "old")]
@@ -225,7 +225,7 @@ def test_a_version_2_schema_is_upgraded_and_its_claims_never_match(
         sql(url, f"INSERT INTO {quoted}.a2a_task_messages (scope, message_id, task_id) "
                  "VALUES ('x', 'y', 'z')")
     assert run_db("upgrade", url, "--schema", schema) == (
-        0, f"schema {schema}: already at version 3\n", "")
+        0, f"schema {schema}: already at version 4\n", "")
 
 
 def test_a_schema_at_another_version_is_a_clear_error(url: str, schema: str) -> None:

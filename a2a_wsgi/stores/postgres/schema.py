@@ -37,7 +37,7 @@ __all__ = [
 DEFAULT_SCHEMA = "public"
 DEFAULT_APPLICATION_NAME = "a2a-wsgi"
 #: The schema version this code reads and writes.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Conn = psycopg.Connection[Any]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
@@ -117,6 +117,10 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         """ALTER TABLE {s}.a2a_task_messages DROP CONSTRAINT a2a_task_messages_pkey,
             ADD PRIMARY KEY (scope, message_id, fingerprint)""",
     )),
+    # Bodies are written in the stores' own encoding (a2a_wsgi.stores.encoding); older
+    # rows are read as they are and rewritten at their next save. No DDL: the version
+    # makes an older library refuse this database instead of misreading new rows.
+    (4, ("SELECT 1",)),
 )
 assert _MIGRATIONS[-1][0] == SCHEMA_VERSION
 

@@ -62,6 +62,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE a2a_task_messages_3 RENAME TO a2a_task_messages;
     CREATE INDEX a2a_task_messages_task ON a2a_task_messages (task_id);
     """,
+    # 4: bodies in the stores' own encoding (a2a_wsgi.stores.encoding); older rows are read
+    # as they are and rewritten at their next save. No DDL: the version makes an older
+    # library refuse this file instead of misreading new rows.
+    "SELECT 1",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
