@@ -8,8 +8,8 @@ The body goes through :class:`a2a_core.caching.CardCache`: the next fetch sends
 :func:`select_endpoint` reads the card the way REFERENCE §12 describes: a card with
 ``supportedInterfaces`` offers JSON-RPC interfaces per protocol version (``"auto"`` takes
 1.0 where offered, else 0.3); a card without (a 0.3 card) was already mapped by the core's
-card decoder; a card with no interface at all is served from the card URL's origin, as
-the toolnexus seed does.
+card decoder; a card with no interface at all is taken to be served from the card URL's
+origin.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def _major(version: str) -> int | None:
 def _speaks(version: str) -> str | None:
     """Which of our dialects talks to an interface of this version (None: neither).
 
-    Any major >= 1 is spoken as 1.0: the Elixir seed labels its 1.0 interface "2.0".
+    Any major >= 1 is spoken as 1.0: some servers label their 1.0 interface "2.0".
     """
     major = _major(version)
     if major is None:
@@ -177,7 +177,7 @@ def select_endpoint(card: AgentCard, card_url: str | None, version: str = "auto"
 
     ``version="auto"`` prefers 1.0 and falls back to 0.3; a pinned version takes its
     own interface when the card lists one, else the first JSON-RPC interface anyway
-    (the server may well accept both, as ours and the Elixir seed do).
+    (the server may well accept both versions on one endpoint, as ours does).
     """
     if version not in VERSIONS:
         raise ValueError(f"version must be one of {VERSIONS}, not {version!r}")
@@ -200,7 +200,7 @@ def _endpoint(interface: AgentInterface, version: str, card_url: str | None) -> 
 
 
 def _origin_endpoint(card_url: str | None, version: str) -> Endpoint:
-    """A card naming no endpoint: the card URL's origin (seed rule), spoken as 0.3 by default."""
+    """A card naming no endpoint: the card URL's origin, spoken as 0.3 by default."""
     if card_url is None:
         raise ValueError("the agent card names no endpoint; pass endpoint=")
     parts = urlsplit(card_url)

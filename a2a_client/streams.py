@@ -15,8 +15,8 @@ track of where the task is:
   were away, or it does not stream), it yields the task from ``GetTask`` instead, so
   the caller learns the outcome rather than losing the task.
 
-Events that cannot be decoded are logged and skipped (the Elixir seed does the same);
-a JSON-RPC error event raises its typed error.
+Events that cannot be decoded are logged and skipped, so one odd event does not end
+the stream; a JSON-RPC error event raises its typed error.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Remote skills as tools: the toolnexus seed's ``agent()`` / ``agent_tools()``, in Python.
+"""Remote skills as tools for an LLM tool loop: ``agent()`` / ``agent_tools()``.
 
 ``agent(card_url, headers=…, timeout=…, poll_every=…)`` is a pure descriptor (no I/O;
-times in milliseconds, as in the seed). ``agent_tools(descriptor)`` fetches the card once
+times in milliseconds). ``agent_tools(descriptor)`` fetches the card once
 and returns one :class:`Tool` per skill, named ``sanitize(card name) + "_" +
 sanitize(skill id)`` ("Calc Agent" + "calc" → ``Calc_Agent_calc``), with one required
 string argument ``task``. ``tool.execute({"task": …})`` sends the text without blocking,
@@ -9,14 +9,15 @@ polls GetTask every ``poll_every`` ms within the budget and returns a :class:`To
 with ``output``, ``is_error`` and ``metadata`` {agent, taskId, state, polls, ms}.
 It never raises.
 
-Where we go beyond the seed (each is documented in docs/client.md):
+Details (each is documented in docs/client.md):
 
-* a ``rejected`` task is an error at once (the seed polls it until the budget runs out);
+* a ``failed``, ``canceled`` or ``rejected`` task is an error at once;
 * an ``input-required`` / ``auth-required`` task returns at once with the agent's
   prompt ("A2A task <id> input-required: <prompt>", ``is_error`` true, the prompt also
-  in ``metadata["prompt"]``) instead of burning the budget;
+  in ``metadata["prompt"]``), so the budget is not spent waiting for an answer only
+  the caller can give;
 * when the budget runs out or the caller cancels, the remote task is canceled
-  (best effort) instead of being left running;
+  (best effort), so it does not run on unobserved;
 * a direct Message reply (no task) is a completed result holding the message text;
 * the endpoint is chosen from the card like :class:`A2AClient` does (1.0 interface
   first, else 0.3 ``url``, else the card URL's origin), and answers are decoded
@@ -58,9 +59,8 @@ __all__ = [
 ]
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
-_SEED_TERMINAL = frozenset({TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED})
 
-#: The one argument every A2A tool takes (the seed's schema, verbatim).
+#: The one argument every A2A tool takes: the task, in natural language.
 TASK_INPUT_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "properties": {
@@ -75,7 +75,7 @@ TASK_INPUT_SCHEMA: Mapping[str, Any] = {
 
 
 def sanitize(text: str) -> str:
-    """Every character outside ``[a-zA-Z0-9_-]`` becomes ``_`` (the seed's rule)."""
+    """Every character outside ``[a-zA-Z0-9_-]`` becomes ``_`` (what tool-name rules allow)."""
     return _UNSAFE.sub("_", text)
 
 
@@ -121,7 +121,7 @@ def agent(
 
 
 def agents_from_config(block: Mapping[str, Any]) -> list[AgentDescriptor]:
-    """The seed's ``agents:`` config block, ``{id: {card, headers?, timeout?, pollEvery?,
+    """An ``agents:`` config block, ``{id: {card, headers?, timeout?, pollEvery?,
     enabled?, disabled?}}``, as descriptors in sorted key order.
 
     Entries without a non-empty string ``card`` are skipped; ``disabled: true`` wins,
@@ -166,7 +166,7 @@ class ToolContext:
 
 
 def _wire_state(state: TaskState) -> str:
-    """The seed reports states in their lower-case kebab form ("input-required")."""
+    """States are reported in their lower-case kebab form ("input-required")."""
     return state.value.replace("_", "-")
 
 
@@ -205,7 +205,7 @@ class _Call:
         return max((self.budget_ms - self.elapsed_ms()) / 1000, 0.0)
 
     def http_timeout(self) -> tuple[float, float]:
-        """Each request may take the whole budget, as in the seed (connect capped at 5 s)."""
+        """Each request may take the whole budget (connect capped at 5 s)."""
         budget = max(self.budget_ms / 1000, 0.001)
         return min(5.0, budget), budget
 
@@ -276,7 +276,7 @@ class Tool:
         try:
             task = args.get("task") if isinstance(args, Mapping) else None
             return self._run(call, "" if task is None else str(task))
-        except Exception as exc:  # noqa: BLE001 - the seed's contract: execute never raises
+        except Exception as exc:  # noqa: BLE001 - the contract: execute never raises
             if call.signal.is_set():
                 return self._aborted(call)
             if isinstance(exc, TimeoutException) and call.task_id and call.remaining() == 0:
@@ -312,7 +312,7 @@ class Tool:
         state = task.status.state
         if state is TaskState.COMPLETED:
             return call.result(_completed_output(task), False)
-        if state in _SEED_TERMINAL or state is TaskState.REJECTED:
+        if state.is_terminal:  # failed, canceled, rejected
             message = _text(task.status.message)
             return call.result(
                 f"A2A task {task.id} {call.state}" + (f": {message}" if message else ""), True
@@ -340,7 +340,7 @@ class Tool:
 
 
 def _error_text(exc: Exception) -> str:
-    """The seed's messages: JSON-RPC message, "HTTP <status>: <body>", or the exception's text."""
+    """The error output: JSON-RPC message, "HTTP <status>: <body>", or the exception's text."""
     if isinstance(exc, RPCError):
         return exc.message or f"JSON-RPC error {exc.code}"
     if isinstance(exc, HTTPStatusError):

@@ -1,10 +1,10 @@
-"""Authorization decisions: may this caller touch this task? (seed ``:authorize_task``).
+"""Authorization decisions: may this caller touch this task?
 
 Authentication (who is calling) happens outside the protocol, in HTTP headers;
-this module only defines the hook shapes for it (:class:`Authenticator`,
-:class:`Principal`). Authorization is a user callback asked once per task and
-operation; this module turns its many possible answers into one of two
-outcomes: return (allow) or raise.
+this module only defines the caller's shape (:class:`Principal`) and a
+header-only hook (:class:`Authenticator`). Authorization is a user callback
+asked once per task and operation; this module turns its many possible
+answers into one of two outcomes: return (allow) or raise.
 """
 
 # Theory of operation
@@ -12,22 +12,23 @@ outcomes: return (allow) or raise.
 #
 # The callback is the application's; we only interpret it. It is called as
 # ``callback(operation, task, context)`` or, when it accepts exactly two
-# positional arguments, ``callback(operation, task)`` (the seed accepts 2- and
-# 3-arity functions). Arity is found by *binding* dummy arguments to
-# ``inspect.signature``, which handles functions, lambdas, bound methods,
-# ``functools.partial``, ``*args`` and instances with ``__call__`` alike.
-# Binding costs a few microseconds; it is not cached, because a cache keyed on
-# the callable is either wrong (``id`` is reused) or useless (a bound method is
-# a new object at every attribute access). filter_authorized inspects once per
-# list.
+# positional arguments, ``callback(operation, task)``. Arity is found by
+# *binding* dummy arguments to ``inspect.signature``, which handles functions,
+# lambdas, bound methods, ``functools.partial``, ``*args`` and instances with
+# ``__call__`` alike. A TaskAuthorizer does this once, when it is built, and a
+# server keeps one per callback (see TaskAuthorizer for why). The one-off
+# helpers build a TaskAuthorizer per call: ``authorize`` inspects the callback
+# each time, ``filter_authorized`` once per list. Nothing is cached per
+# callable: a cache keyed on it would be wrong (``id`` is reused) or useless (a
+# bound method is a new object at every attribute access).
 #
-# Allowed: ``True``, the string ``"ok"``, or a 2-tuple ``("ok", anything)``
-# (the seed's ``:ok``, ``true``, ``{:ok, _}``). An RPCError *returned* is raised
-# as is and one *raised* propagates: the application chose that answer.
-# Everything else denies: ``False``, ``None`` (a callback that forgot to return
-# must not open the door), ``1``, ``"yes"``, ... A deny raises a fresh
-# ``TaskNotFoundError()`` with the default message, identical to the error for
-# a task that does not exist, so a caller cannot probe for existence (1.0 §13.1).
+# Allowed: ``True``, the string ``"ok"``, or a 2-tuple ``("ok", anything)``. An
+# RPCError *returned* is raised as is and one *raised* propagates: the
+# application chose that answer. Everything else denies: ``False``, ``None`` (a
+# callback that forgot to return must not open the door), ``1``, ``"yes"``, ...
+# A deny raises a fresh ``TaskNotFoundError()`` with the default message,
+# identical to the error for a task that does not exist, so a caller cannot
+# probe for existence (1.0 §13.1).
 #
 # Any other exception from the callback also denies (fail closed): the caller
 # gets TaskNotFoundError with the original exception chained as ``__cause__``,
@@ -76,8 +77,9 @@ class AuthorizeOperation(enum.Enum):
     PUSH_DELETE = "push_delete"
 
 
-#: RPC operation -> the authorization it needs. SendMessage on an existing task
-#: and the extended card are not task-authorized in the seed, so absent here.
+#: RPC operation -> the authorization it needs. The extended card names no task;
+#: a SendMessage naming an existing task is authorized as GET by
+#: :class:`~a2a_core.operations.Operations` (its answer holds the task).
 AUTHORIZE_OPERATIONS: Mapping[Operation, AuthorizeOperation] = {
     Operation.GET_TASK: AuthorizeOperation.GET,
     Operation.CANCEL_TASK: AuthorizeOperation.CANCEL,
@@ -267,8 +269,12 @@ class Principal:
 class Authenticator(Protocol):
     """Find the caller in the request headers; None when there are no credentials.
 
-    Raising is how an authenticator rejects bad credentials; the server answers
-    401. Verification (tokens, keys) is the application's: no crypto here.
+    The sans-IO shape of an authenticator; raising is how it rejects bad
+    credentials. ``A2AApp(auth=...)`` does not take this shape: it runs
+    :class:`a2a_wsgi.auth.Authenticator` objects (which also read the query,
+    cookies and peer), whose :class:`~a2a_wsgi.auth.AuthError` carries the
+    answer (401 with a challenge, or 403). Verification (tokens, keys) is the
+    caller's: no crypto here.
     """
 
     def __call__(self, headers: Mapping[str, str]) -> Principal | None: ...

@@ -1,10 +1,11 @@
 """HTTP caching for the Agent Card: validators on the server, a small cache on the client.
 
 The server side sends ``ETag`` (quoted lowercase hex SHA-256 of the exact
-body, as the seed does), ``Last-Modified`` and ``Cache-Control`` (REFERENCE
-§6.5), and answers conditional requests per RFC 9110 §13. The client side
-stores the card per URL, revalidates with ``If-None-Match`` and
-``If-Modified-Since`` and serves it while ``max-age`` says it is fresh.
+body, so each encoded variant has its own), ``Last-Modified`` and
+``Cache-Control`` (REFERENCE §6.5), and answers conditional requests per RFC
+9110 §13. The client side stores the card per URL, revalidates with
+``If-None-Match`` and ``If-Modified-Since`` and serves it while ``max-age``
+says it is fresh.
 
 Sans-IO: nothing here reads the clock; every "now" is passed in.
 """
@@ -32,7 +33,7 @@ __all__ = [
     "CardCache",
 ]
 
-#: What the seed sends with the card: shared caches may keep it for five minutes.
+#: Sent with every card answer: shared caches may keep it for five minutes.
 CARD_CACHE_CONTROL = "public, max-age=300"
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")

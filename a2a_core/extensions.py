@@ -1,4 +1,4 @@
-"""A2A extension negotiation (REFERENCE §5, seed ``A2A.Extension``).
+"""A2A extension negotiation (REFERENCE §5).
 
 A client lists the extension URIs it wants in ``A2A-Extensions`` (0.3:
 ``X-A2A-Extensions``). The server activates those it has, in its own
@@ -53,7 +53,7 @@ def parse_extensions_header(values: Iterable[str] | str | None) -> tuple[str, ..
 
 
 def format_extensions_header(uris: Iterable[str]) -> str:
-    """The header value for ``uris``, joined by ``", "`` as the seed echoes them.
+    """The header value for ``uris``, joined by ``", "`` (the list form of RFC 9110 §5.6.1).
 
     :raises ValueError: a URI holding a comma, CR or LF cannot travel in this header.
     """
@@ -212,7 +212,7 @@ def merge_card_extensions(card: AgentCard, extensions: Sequence[Extension]) -> A
     return replace(card, capabilities=capabilities)
 
 
-# -- the seed's reference extension -------------------------------------------------------
+# -- a reference extension: timestamps ----------------------------------------------------
 
 
 def _iso_utc(moment: datetime) -> str:

@@ -25,8 +25,8 @@ Decisions (the rules of this file):
   caller gets -32600 with ``id: null`` unless ``allow_notifications=True``.
 * **-32602 InvalidParamsError** for ``params`` given as an array: that is a
   valid JSON-RPC envelope, but every A2A method takes its params by name.
-* Leniencies: ``"id": null`` is accepted (JSON-RPC discourages it; the Elixir
-  seed accepts it) and is echoed as ``null``. ``"params": null`` reads as
+* Leniencies: ``"id": null`` is accepted (JSON-RPC discourages it, but peers
+  send it) and is echoed as ``null``. ``"params": null`` reads as
   absent. Unknown top-level members are ignored.
 * Error messages name the flaw in our own words (``invalid UTF-8 at byte
   3``), never Python's (no codec names, no ``sys.set_int_max_str_digits``).
@@ -275,7 +275,7 @@ def parse_request(
 
     :param body: the raw HTTP body.
     :param max_depth: deepest array/object nesting accepted.
-    :param allow_notifications: accept a request without ``id`` (the seed does).
+    :param allow_notifications: accept a request without ``id`` (answered with ``id: null``).
     :raises ParseError: the body is not a strict JSON text.
     :raises InvalidRequestError: valid JSON, but not a request we accept.
     :raises InvalidParamsError: ``params`` is an array.

@@ -1,8 +1,9 @@
 """One table for the JSON-RPC method names of both dialects.
 
 The 0.3 names (``message/send``…) and the 1.0 names (``SendMessage``…) are
-disjoint, and both are accepted whatever ``A2A-Version`` was negotiated, as the
-Elixir seed does; the response *shape* follows the negotiated version.
+disjoint, and both are accepted whatever ``A2A-Version`` was negotiated, so a
+peer mixing them is understood; the response *shape* follows the negotiated
+version.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ _NAMES_0_3: Mapping[Operation, str] = {
     Operation.SEND_MESSAGE: "message/send",
     Operation.SEND_STREAMING_MESSAGE: "message/stream",
     Operation.GET_TASK: "tasks/get",
-    # Not a 0.3 JSON-RPC method (REST/gRPC only there); the seed accepts this alias.
+    # Not a 0.3 JSON-RPC method (REST/gRPC only there); accepted as ListTasks' 0.3 alias.
     Operation.LIST_TASKS: "tasks/list",
     Operation.CANCEL_TASK: "tasks/cancel",
     Operation.SUBSCRIBE_TO_TASK: "tasks/resubscribe",

@@ -158,8 +158,8 @@ class Operations:
     def _authorize_continuation(self, request: SendMessageRequest, ctx: CallContext) -> None:
         """A message to an existing task is authorized as GET: the answer holds the task.
 
-        The seed does not authorize it at all, which lets any caller read (and
-        steer) a task it was denied by naming its id in ``message.taskId``.
+        Otherwise any caller could read (and steer) a task it was denied by
+        naming its id in ``message.taskId``.
         """
         task_id = request.message.task_id
         if task_id is not None and self.authorize_task is not None:

@@ -23,13 +23,13 @@ storage and time and passes ids and timestamps in.
 #     INPUT_REQUIRED  -> WORKING (the continuation), INPUT_REQUIRED (ask again),
 #                        any terminal (cancel, failure, rejection)
 #     AUTH_REQUIRED   -> WORKING, AUTH_REQUIRED, any terminal
-#     CANCELED        -> CANCELED (the idempotent re-cancel of the seed [0.3])
+#     CANCELED        -> CANCELED (a re-cancel, idempotent)
 #     COMPLETED, FAILED, REJECTED -> nothing
 #     UNKNOWN         -> nothing, and nothing -> UNKNOWN
 #
 # An interrupted state does not jump straight to the other interrupted state:
-# the continuation that resolves the interruption runs in WORKING first (the
-# seed's runtime always moves a task to WORKING before calling the agent).
+# the continuation that resolves the interruption runs in WORKING first (a
+# runtime moves a task to WORKING before it calls the agent).
 # UNKNOWN is a decoding fallback for a state we could not read; it is never a
 # state a task may be put in or leave by a rule.
 #
@@ -46,7 +46,7 @@ storage and time and passes ids and timestamps in.
 # given without a status message; ``apply_status`` adds the status message when
 # it is an *agent* message whose id is not already the last entry. So an agent
 # that asks for input both appends its question and shows it as status.message
-# (the seed's input_required), and a runtime that already appended the message
+# (an agent's input_required), and a runtime that already appended the message
 # does not get it twice. A user-role status message is kept on the status but
 # not added to history (user turns enter history only through their own call).
 #
@@ -124,7 +124,7 @@ TRANSITIONS: Mapping[TaskState, frozenset[TaskState]] = {
 #: States that accept no artifact and no message: terminal, plus the unreadable UNKNOWN.
 _FROZEN_STATES = TERMINAL_STATES | {_S.UNKNOWN}
 
-#: Where the runtime puts the authenticated identity (seed: ``"a2a.auth"``).
+#: The metadata key the runtime puts the authenticated identity under.
 AUTH_METADATA_KEY = "a2a.auth"
 #: Metadata keys only the server may set; caller-supplied values are dropped.
 RESERVED_METADATA_KEYS: frozenset[str] = frozenset({AUTH_METADATA_KEY})
@@ -284,7 +284,7 @@ def is_cancelable(task: Task) -> bool:
 
 
 def merge_metadata(*layers: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Shallow-merge metadata layers, later wins (seed: static, per request, per call).
+    """Shallow-merge metadata layers, later wins (static, then per request, then per call).
 
     An empty result is None, so "no metadata" has one spelling.
     """
@@ -321,7 +321,7 @@ def with_identity(metadata: Mapping[str, Any] | None, identity: Any) -> dict[str
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TransitionEvent:
-    """One state change, for the runtime's logging/metrics hook (seed telemetry from/to)."""
+    """One state change (from, to), for the runtime's logging/metrics hook."""
 
     task_id: str
     #: None when the task was just created.

@@ -9,8 +9,8 @@ Decisions:
 * A bare major (``"1"``) reads as ``"1.0"``; leading zeros are dropped
   (``"01.00"`` is ``"1.0"``); a semver pre-release or build tail on the patch
   is ignored (``"1.0.0-rc1"`` is ``"1.0"``).
-* Anything else that does not parse is kept as given (trimmed), as the Elixir
-  seed does, so it is rejected by name.
+* Anything else that does not parse is kept as given (trimmed), so the
+  refusal names the version the client sent.
 * Minor versions are distinct: ``"1.1"`` is not ``"1.0"`` (the spec says
   Major.Minor; the Python SDK matches on the major only).
 * The header wins over the query parameter; a header that is present but blank

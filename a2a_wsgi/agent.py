@@ -12,7 +12,7 @@ outcome into task transitions::
         def handle_message(self, msg, ctx):
             return reply("The sum is 5.")
 
-Outcomes (seed: ``A2A.Agent`` return values):
+Outcomes (:data:`Outcome` is their union):
 
 * ``reply(*parts)``: completed, one artifact holding the parts, the agent's
   message appended to history, no status message.
@@ -164,7 +164,7 @@ class Working:
 
 @dataclass(frozen=True, slots=True)
 class MessageReply:
-    """Answer with a bare Message; no task is kept (seed 0.3 ``{:message, parts}``)."""
+    """Answer with a bare Message; no task is kept."""
 
     parts: tuple[Part, ...]
 

@@ -1,4 +1,4 @@
-"""Per-request overrides carried in the WSGI environ (seed ``put_base_url/2``, ``put_metadata/2``).
+"""Per-request overrides carried in the WSGI environ: base URL, metadata, identity.
 
 A middleware in front of :class:`~a2a_wsgi.app.A2AApp` (a plain WSGI
 wrapper, a Flask ``before_request`` hook, a Django middleware) knows things
@@ -89,7 +89,7 @@ def get_identity(environ: Mapping[str, Any]) -> Any:
 def get_agent_card(
     app: A2AApp, environ: Mapping[str, Any]
 ) -> tuple[str, list[tuple[str, str]], bytes]:
-    """The card response for a custom route (seed ``A2A.get_agent_card``): status, headers, body.
+    """The card response for a custom route: status, headers, body.
 
     Works even when the app's own card route is disabled. Conditional
     request headers in ``environ`` are honoured (a 304 has an empty body),

@@ -1,9 +1,8 @@
 """Running an app: a background threaded server for tests and scripts, and gunicorn for production.
 
-:func:`serve` is the toolnexus ``Toolkit.serve`` equivalent: it starts
-werkzeug's threaded server on a background thread and returns at once with a
-:class:`ServerHandle`. :func:`run_gunicorn` runs gunicorn in the foreground
-with defaults chosen for long-lived SSE streams.
+:func:`serve` starts werkzeug's threaded server on a background thread and
+returns at once with a :class:`ServerHandle`. :func:`run_gunicorn` runs
+gunicorn in the foreground with defaults chosen for long-lived SSE streams.
 
 On SIGTERM a gunicorn worker stops accepting and waits ``graceful_timeout``
 for open requests; SSE streams would only carry heartbeats until they are cut.
@@ -51,7 +50,7 @@ _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}
 
 
 def parse_addr(addr: str | int) -> tuple[str, int]:
-    """``"host:port"`` -> (host, port), split on the last colon (seed rules).
+    """``"host:port"`` -> (host, port), split on the last colon (an IPv6 host keeps its own).
 
     An empty host means 127.0.0.1, a bare ``"8000"`` (or int) is a port on
     127.0.0.1, port 0 asks for an ephemeral port. ``"[::1]:80"`` unwraps the brackets.

@@ -3,7 +3,7 @@
 Encoding is per version (``"0.3"`` or ``"1.0"``; anything else is a
 ``ValueError``): the server answers in the dialect the request negotiated.
 Decoding is tolerant: it reads either dialect's shapes and spellings whatever
-was negotiated, because the seed accepts both method sets on one endpoint.
+was negotiated, because both method sets are accepted on one endpoint.
 The one place where a member *means* different things (the push-config
 ``id``), ``decode_params`` lets ``version`` decide; see ``_decode_requests._push_target``.
 

@@ -232,7 +232,7 @@ def _signature_in(value: Any, path: str) -> AgentCardSignature:
 
 def _skill(value: Any, path: str) -> AgentSkill:
     obj = _object(value, path)
-    # Seed cards may carry name-only skills; the name then serves as the id.
+    # Some servers' cards carry name-only skills; the name then serves as the id.
     name = _required(obj, "name", path)
     return AgentSkill(
         id=_str(obj, "id", path) or name,

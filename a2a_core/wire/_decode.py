@@ -1,7 +1,7 @@
 """The tolerant decoder of models: one reader for both dialects' shapes and spellings.
 
 Output is dialect-specific (:mod:`.v0_3` / :mod:`.v1_0`), but input is not: a
-peer may send 0.3 shapes under a 1.0 method name (the seed accepts both
+peer may send 0.3 shapes under a 1.0 method name (both are accepted
 everywhere), so each model has a single decoder that reads either dialect.
 Bad input raises the :func:`~._common.invalid` error naming its JSON path.
 Method params and results are read in :mod:`._decode_requests`.

@@ -242,7 +242,7 @@ def encode_task_id_params(
 
 def encode_list_tasks(request: ListTasksRequest, d: Dialect) -> dict[str, Any]:
     """1.0 names and ``TASK_STATE_*`` status in both versions: ListTasks is not a 0.3
-    JSON-RPC method, and the seed's ``tasks/list`` alias validates exactly this."""
+    JSON-RPC method, so servers offering its ``tasks/list`` alias read the 1.0 params."""
     return compact(
         {
             "tenant": d.tenant(request.tenant),

@@ -44,8 +44,8 @@ Decisions (see REFERENCE §6):
   ``{"schemes": {...}}`` and a 0.3 requirement ``{"name": [...]}`` are told
   apart by shape; a 0.3 flows object with several flows is kept whole. Only
   ``name``, ``description``, ``version`` and ``skills`` (plus an endpoint) are
-  required at the top level, as the seed requires; other required-by-spec
-  members fall back to the model defaults. Wrong types raise
+  required at the top level; other required-by-spec members fall back to the
+  model defaults, so a sparse card still decodes. Wrong types raise
   :class:`InvalidParamsError` naming the JSON path.
 """
 

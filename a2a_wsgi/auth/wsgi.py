@@ -15,11 +15,12 @@ or any task is looked up:
   scheme (403 when a scheme knows the caller but refuses it), in the body the
   caller's binding reads: a JSON-RPC error response (-31401 or -31403, see
   :mod:`.errors`, in the dialect of its ``A2A-Version``, id null since the
-  body is not read) or an HTTP+JSON ``google.rpc.Status``.
+  body is not read yet) or an HTTP+JSON ``google.rpc.Status``.
 
 A policy that admits anonymous callers (``required=False``) still refuses
 them the extended card: for that one method the JSON-RPC body is parsed here,
-for anonymous callers only, to learn which method they call.
+for anonymous callers only, to learn which method they call (that refusal
+echoes the request's id).
 """
 
 from __future__ import annotations

@@ -22,15 +22,15 @@ and runs the agent inline (blocking sends) or on a bounded thread pool
 # snapshot they sent first, so they never miss or repeat an update.
 #
 # Rule 3: a new task is stored lazily. handle_message may answer with a bare
-# message, and then no task may exist (seed: "no task is kept"). The task is
-# therefore created when the agent first emits an update or returns a task
-# outcome, and it is created already WORKING: one save holds the task, the
-# WORKING event and both transitions (SUBMITTED, then WORKING) are reported;
-# a stream still starts with the SUBMITTED snapshot and hears WORKING from the
+# message, and then no task may exist (the caller gets only the message). The
+# task is therefore created when the agent first emits an update or returns a
+# task outcome, and it is created already WORKING: one save holds the task, the
+# WORKING event and both transitions (SUBMITTED, then WORKING) are reported; a
+# stream still starts with the SUBMITTED snapshot and hears WORKING from the
 # log. A non-blocking send must return a task at once, so it creates the task
-# eagerly (SUBMITTED); a bare message then completes that task with the
-# message in its history. Continuations always act at once: the user message
-# is appended and the task moved to WORKING before the agent runs.
+# eagerly (SUBMITTED); a bare message then completes that task with the message
+# in its history. Continuations always act at once: the user message is appended
+# and the task moved to WORKING before the agent runs.
 #
 # Rule 4: the agent's code never takes the runtime down. An exception becomes
 # FAILED "Error: <text>" (the traceback is logged); an update the task can no

@@ -64,7 +64,7 @@ class Changes:
         return change
 
     def leave_submitted(self) -> Change:
-        """WORKING for a SUBMITTED task, nothing for any other (the seed's "working first")."""
+        """WORKING for a SUBMITTED task, nothing for any other (agents run on WORKING tasks)."""
         working = self.status(TaskState.WORKING)
 
         def change(task: Task) -> _Result:

@@ -316,7 +316,7 @@ class Runtime:
         return list_page(self.store, self._scope(ctx), request)
 
     def cancel_task(self, request: CancelTaskRequest, ctx: CallContext) -> Task:
-        """Seed rules: re-cancel succeeds, finished tasks refuse, the hook may veto."""
+        """A re-cancel succeeds, finished tasks refuse, the agent's handle_cancel may veto."""
         scope = self._scope(ctx)
         task = self._updates.visible(request.id, scope)
         if task.status.state is TaskState.CANCELED:
