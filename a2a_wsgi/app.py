@@ -22,7 +22,7 @@ from a2a_core.signing import CardSigner
 
 from .admission import StreamPlaces
 from .assembly import Assembly, assemble
-from .auth.wsgi import check_distinct_kids, served_jwks
+from .auth.wsgi import as_policy, check_distinct_kids, served_jwks
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
 from .public_url import UntrustedHostError, request_base_url
@@ -74,6 +74,7 @@ class A2AApp:
         self.settings = AppSettings.from_options(settings, **options)
         #: The public URL the card advertises (None: the request's); may be set later.
         self.base_url = self.settings.card.base_url
+        as_policy(self.settings.auth)  # a wrong kind of auth option is refused now, not later
         push_signer = self.push.signer if self.push is not None else None
         keys = self.settings.card.signing_keys
         check_distinct_kids(CardSigner(keys) if keys else None,
