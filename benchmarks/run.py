@@ -1,8 +1,8 @@
 """Run every benchmark in one go and print one table.
 
-    python3 benchmarks/run.py                 # ~4 minutes: 3 rounds x 5 s per cell
-    python3 benchmarks/run.py --quick         # 1 round x 2 s, a smoke run
-    python3 benchmarks/run.py --json out.json # also write the raw numbers
+    .venv/bin/python benchmarks/run.py                 # ~4 minutes: 3 rounds x 5 s per cell
+    .venv/bin/python benchmarks/run.py --quick         # 1 round x 2 s, a smoke run
+    .venv/bin/python benchmarks/run.py --json out.json # also write the raw numbers
 
 Three servers on the same worker count, started once and measured
 interleaved (each round visits every server for a scenario before moving

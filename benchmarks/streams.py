@@ -1,7 +1,7 @@
 """Streams and slow agents: what one worker holds under gevent and gthread, against the SDK.
 
-    .venv/bin/python benchmarks/streams.py               # ~30 minutes
-    .venv/bin/python benchmarks/streams.py --quick       # ~3 minutes, a smoke run
+    .venv/bin/python benchmarks/streams.py               # ~20-30 minutes
+    .venv/bin/python benchmarks/streams.py --quick       # ~2 minutes, a smoke run
     .venv/bin/python benchmarks/streams.py --json out.json
 
 Three servers, one worker each:
