@@ -21,6 +21,7 @@ from .extensions import Extension as Extension
 from .extensions import TimestampExtension as TimestampExtension
 from .jsonrpc import RPCRequest as RPCRequest
 from .jsonrpc import RPCResponse as RPCResponse
+from .jsonvalue import JSONValue as JSONValue
 from .methods import METHODS as METHODS
 from .methods import Operation as Operation
 from .models import *  # noqa: F403
@@ -42,6 +43,7 @@ __all__ = [
     "AuthorizeOperation",
     "Extension",
     "INTERRUPTED_STATES",
+    "JSONValue",
     "METHODS",
     "Operation",
     "Principal",

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Final, Literal
 
 from . import wire
-from .auth import AuthorizationContext, AuthorizeOperation, TaskAuthorizer
+from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
 from .errors import TaskNotFoundError, UnsupportedOperationError
 from .extensions import ActivatedExtensions
+from .jsonvalue import JSONValue
 from .methods import Operation
 from .models import AgentCard, SendMessageRequest, Task
 from .service import A2AService, CallContext, StreamItem
@@ -41,7 +42,7 @@ __all__ = ["Operations", "Outcome", "Result", "Stream"]
 class Result:
     """A handler's answer: the result in the call version's wire form (JSON-ready)."""
 
-    value: Any
+    value: JSONValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,24 +54,10 @@ class Stream:
 
 #: What every handler returns.
 Outcome = Result | Stream
-_Handler = Callable[[Mapping[str, Any], CallContext, ActivatedExtensions], Outcome]
-
-#: push-config operation -> (authorize_task operation, A2AService method).
-_PUSH_CONFIG: Mapping[Operation, tuple[AuthorizeOperation, str]] = {
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (
-        AuthorizeOperation.PUSH_SET,
-        "create_push_config",
-    ),
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (AuthorizeOperation.PUSH_GET, "get_push_config"),
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (
-        AuthorizeOperation.PUSH_LIST,
-        "list_push_configs",
-    ),
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: (
-        AuthorizeOperation.PUSH_DELETE,
-        "delete_push_config",
-    ),
-}
+#: A handler's params: the JSON-RPC ``params`` object (or the one built from an HTTP+JSON call).
+Params = Mapping[str, JSONValue]
+_Handler = Callable[[Params, CallContext, ActivatedExtensions], Outcome]
+_SendOperation = Literal[Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
 
 
 class Operations:
@@ -81,7 +68,7 @@ class Operations:
         service: A2AService,
         *,
         with_endpoints: Callable[[AgentCard, str | None], AgentCard],
-        authorize_task: Callable[..., Any] | None = None,
+        authorize_task: AuthorizeCallback | None = None,
         max_parts: int,
     ) -> None:
         self.service = service
@@ -98,14 +85,17 @@ class Operations:
             Operation.LIST_TASKS: self._list_tasks,
             Operation.CANCEL_TASK: self._cancel_task,
             Operation.SUBSCRIBE_TO_TASK: self._subscribe_to_task,
-            **{operation: self._push_config_handler(operation) for operation in _PUSH_CONFIG},
+            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: self._create_push_config,
+            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: self._get_push_config,
+            Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: self._list_push_configs,
+            Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: self._delete_push_config,
             Operation.GET_EXTENDED_AGENT_CARD: self._get_extended_agent_card,
         }
 
     def run(
         self,
         operation: Operation,
-        params: Mapping[str, Any],
+        params: Params,
         ctx: CallContext,
         activated: ActivatedExtensions,
     ) -> Outcome:
@@ -144,14 +134,12 @@ class Operations:
 
     def _decode_send(
         self,
-        operation: Operation,
-        params: Mapping[str, Any],
+        operation: _SendOperation,
+        params: Params,
         ctx: CallContext,
         activated: ActivatedExtensions,
     ) -> SendMessageRequest:
-        request: SendMessageRequest = wire.decode_params(
-            operation, params, ctx.version, max_parts=self.max_parts
-        )
+        request = wire.decode_params(operation, params, ctx.version, max_parts=self.max_parts)
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 
@@ -166,7 +154,7 @@ class Operations:
             self._authorized_task(task_id, AuthorizeOperation.GET, ctx)
 
     def _send_message(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
         self._authorize_continuation(request, ctx)
@@ -177,15 +165,14 @@ class Operations:
         return Result(wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version))
 
     def _send_streaming_message(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        operation = Operation.SEND_STREAMING_MESSAGE
-        request = self._decode_send(operation, params, ctx, activated)
+        request = self._decode_send(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
         self._authorize_continuation(request, ctx)
         return Stream(self.service.send_streaming_message(request, ctx))
 
     def _get_task(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = wire.decode_params(Operation.GET_TASK, params, ctx.version)
         task = self._authorized_task(request.id, AuthorizeOperation.GET, ctx)
@@ -193,7 +180,7 @@ class Operations:
         return Result(wire.encode_result(Operation.GET_TASK, task, ctx.version))
 
     def _list_tasks(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = wire.decode_params(Operation.LIST_TASKS, params, ctx.version)
         response = self.service.list_tasks(request, ctx)
@@ -210,7 +197,7 @@ class Operations:
         return Result(wire.encode_result(Operation.LIST_TASKS, response, ctx.version))
 
     def _cancel_task(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
         self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
@@ -218,7 +205,7 @@ class Operations:
         return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
 
     def _subscribe_to_task(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         """Without ``Last-Event-ID`` the stream's first item (the task) is taken now."""
         request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
@@ -232,24 +219,46 @@ class Operations:
             items = started(items)
         return Stream(items)
 
-    def _push_config_handler(self, operation: Operation) -> _Handler:
-        """The four push-config methods: decode, authorize the task, call, encode."""
-        authorize_as, method_name = _PUSH_CONFIG[operation]
+    def _create_push_config(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        operation: Final = Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG
+        config = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(config.task_id, AuthorizeOperation.PUSH_SET, ctx)
+        created = self.service.create_push_config(config, ctx)
+        return Result(wire.encode_result(operation, created, ctx.version))
 
-        def handle(
-            params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
-        ) -> Outcome:
-            request = wire.decode_params(operation, params, ctx.version)
-            self._authorized_task(request.task_id, authorize_as, ctx)
-            result = getattr(self.service, method_name)(request, ctx)
-            return Result(wire.encode_result(operation, result, ctx.version))
+    def _get_push_config(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        operation: Final = Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG
+        request = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_GET, ctx)
+        config = self.service.get_push_config(request, ctx)
+        return Result(wire.encode_result(operation, config, ctx.version))
 
-        return handle
+    def _list_push_configs(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        operation: Final = Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
+        request = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_LIST, ctx)
+        configs = self.service.list_push_configs(request, ctx)
+        return Result(wire.encode_result(operation, configs, ctx.version))
+
+    def _delete_push_config(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        operation: Final = Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG
+        request = wire.decode_params(operation, params, ctx.version)
+        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_DELETE, ctx)
+        self.service.delete_push_config(request, ctx)
+        return Result(wire.encode_result(operation, None, ctx.version))
 
     def _get_extended_agent_card(
-        self, params: Mapping[str, Any], ctx: CallContext, activated: ActivatedExtensions
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        operation = Operation.GET_EXTENDED_AGENT_CARD
+        operation: Final = Operation.GET_EXTENDED_AGENT_CARD
         wire.decode_params(operation, params, ctx.version)
         card = self._with_endpoints(self.service.extended_agent_card(ctx), ctx.base_url)
         document = wire.encode_result(operation, card, ctx.version)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from .jsonvalue import JSONValue
 from .models import (
     AgentCard,
     CancelTaskRequest,
@@ -51,16 +52,18 @@ class CallContext:
     #: The negotiated protocol version ("0.3" or "1.0").
     version: str
     #: Merged metadata: static <- per-request <- params.metadata (later wins),
-    #: with the authenticated identity under "a2a.auth". None when empty.
-    metadata: Mapping[str, Any] | None = None
+    #: with the authenticated identity under "a2a.auth". None when empty. Not
+    #: only JSON: the static and per-request layers and the identity are the
+    #: deployment's Python objects.
+    metadata: Mapping[str, object] | None = None
     #: URI -> activation value of each activated extension, in configured order.
-    extensions: Mapping[str, Any] = field(default_factory=dict)
+    extensions: Mapping[str, object] = field(default_factory=dict)
     #: Whatever the deployment authenticated the caller as (None: anonymous).
-    identity: Any = None
+    identity: object = None
     #: Tenant from the request params (1.0), or set by the deployment.
     tenant: str | None = None
     #: The raw JSON-RPC params (for authorize_task's context and extension hooks).
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, JSONValue] = field(default_factory=dict)
     #: ``Last-Event-ID`` the client sent when reconnecting a stream.
     last_event_id: str | None = None
     #: The public endpoint URL of this request (after per-request overrides).

@@ -1,4 +1,4 @@
-"""The three packages are mypy --strict clean (config in pyproject.toml)."""
+"""The three packages are mypy --strict clean (config in pyproject.toml), the seams Any-free."""
 
 from __future__ import annotations
 
@@ -59,3 +59,52 @@ def test_no_module_casts_to_a_protocol() -> None:
                  for path in (ROOT / package).rglob("*.py")
                  if "cast(A2AService" in path.read_text() or "cast(TaskStore" in path.read_text()]
     assert offenders == []
+
+
+#: The modules between the packages, where pyproject.toml forbids an explicit ``Any``.
+SEAMS = ("a2a_core.service", "a2a_core.operations", "a2a_wsgi.stores.base",
+         "a2a_wsgi.runtime._service")
+
+_ANY_SIGNATURE = """from typing import Any
+
+def handle(params: Any) -> None:
+    return None
+"""
+
+
+@pytest.mark.slow
+def test_the_seams_refuse_an_explicit_any(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under the project's config, ``Any`` in a seam module's signature is an error, and only
+    there: the same file as any other module passes. (The real seams pass: the test above.)"""
+    api = pytest.importorskip("mypy.api")
+    files = [*SEAMS, "a2a_core.wire.not_a_seam"]
+    for module in files:
+        path = tmp_path.joinpath(*module.split(".")).with_suffix(".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_ANY_SIGNATURE)
+        for package in path.relative_to(tmp_path).parents[:-1]:  # not tmp_path itself
+            (tmp_path / package / "__init__.py").touch()
+    monkeypatch.chdir(tmp_path)
+    paths = [module.replace(".", "/") + ".py" for module in files]
+    stdout, stderr, status = api.run(["--config-file", str(ROOT / "pyproject.toml"),
+                                      "--no-incremental", *paths])
+    refused = sorted(line.split(":", 1)[0] for line in stdout.splitlines()
+                     if "[explicit-any]" in line)
+    assert status == 1, stdout + stderr
+    assert refused == sorted(paths[:-1]), stdout
+
+
+def test_agent_outcomes_are_a_closed_exported_union() -> None:
+    """``a2a_wsgi.Outcome`` is exactly what the outcome helpers build, and nothing else passes."""
+    import typing
+
+    import a2a_wsgi
+    from a2a_wsgi import agent
+
+    built = {type(helper("x")) for helper in (
+        agent.reply, agent.input_required, agent.auth_required, agent.error, agent.reject,
+        agent.working, agent.message)} | {type(agent.stream([]))}
+    assert set(typing.get_args(a2a_wsgi.Outcome)) == built
+    assert "Outcome" in a2a_wsgi.__all__
+    with pytest.raises(TypeError, match="return an outcome"):
+        agent.as_outcome(object())

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast, overload
 
 from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError, error_from_code
 from ..methods import Operation
@@ -176,9 +176,63 @@ def encode_params(op: Operation, request: object, version: str) -> dict[str, Any
     return encode(request, version)
 
 
+#: What ``decode_params`` returns for some operation (each overload names its own).
+Request = (
+    SendMessageRequest
+    | GetTaskRequest
+    | ListTasksRequest
+    | CancelTaskRequest
+    | SubscribeToTaskRequest
+    | TaskPushNotificationConfig
+    | GetTaskPushNotificationConfigRequest
+    | ListTaskPushNotificationConfigsRequest
+    | DeleteTaskPushNotificationConfigRequest
+    | GetExtendedAgentCardRequest
+)
+_SEND = Literal[Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
+
+
+@overload
+def decode_params(op: _SEND, params: object, version: str, *, path: str = ...,
+                  max_parts: int = ...) -> SendMessageRequest: ...
+@overload
+def decode_params(op: Literal[Operation.GET_TASK], params: object, version: str, *,
+                  path: str = ..., max_parts: int = ...) -> GetTaskRequest: ...
+@overload
+def decode_params(op: Literal[Operation.LIST_TASKS], params: object, version: str, *,
+                  path: str = ..., max_parts: int = ...) -> ListTasksRequest: ...
+@overload
+def decode_params(op: Literal[Operation.CANCEL_TASK], params: object, version: str, *,
+                  path: str = ..., max_parts: int = ...) -> CancelTaskRequest: ...
+@overload
+def decode_params(op: Literal[Operation.SUBSCRIBE_TO_TASK], params: object, version: str, *,
+                  path: str = ..., max_parts: int = ...) -> SubscribeToTaskRequest: ...
+@overload
+def decode_params(op: Literal[Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG], params: object,
+                  version: str, *, path: str = ...,
+                  max_parts: int = ...) -> TaskPushNotificationConfig: ...
+@overload
+def decode_params(op: Literal[Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG], params: object,
+                  version: str, *, path: str = ...,
+                  max_parts: int = ...) -> GetTaskPushNotificationConfigRequest: ...
+@overload
+def decode_params(op: Literal[Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS], params: object,
+                  version: str, *, path: str = ...,
+                  max_parts: int = ...) -> ListTaskPushNotificationConfigsRequest: ...
+@overload
+def decode_params(op: Literal[Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG], params: object,
+                  version: str, *, path: str = ...,
+                  max_parts: int = ...) -> DeleteTaskPushNotificationConfigRequest: ...
+@overload
+def decode_params(op: Literal[Operation.GET_EXTENDED_AGENT_CARD], params: object, version: str,
+                  *, path: str = ..., max_parts: int = ...) -> GetExtendedAgentCardRequest: ...
+@overload
+def decode_params(op: Operation, params: object, version: str, *, path: str = ...,
+                  max_parts: int = ...) -> Request: ...
 def decode_params(
-    op: Operation, params: Any, version: str, *, path: str = "params", max_parts: int = MAX_PARTS
-) -> Any:
+    op: Operation, params: object, version: str, *, path: str = "params",
+    max_parts: int = MAX_PARTS,
+) -> Request:
     """Server side: ``params`` as the operation's request model, in either dialect's shape.
 
     Only GetExtendedAgentCard may omit its params. For push-config Get/Delete,
@@ -194,8 +248,9 @@ def decode_params(
         params = {}
     if not isinstance(params, Mapping):
         raise invalid(path, "params must be an object")
+    request: Request
     if op is Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG:
-        request: Any = decode_get_push_config(params, path, version)
+        request = decode_get_push_config(params, path, version)
     elif op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
         request = decode_delete_push_config(params, path, version)
     else:

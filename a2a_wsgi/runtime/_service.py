@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
 
 from a2a_core.errors import (
     ExtendedAgentCardNotConfiguredError,
@@ -105,7 +104,7 @@ class Runtime:
         extended_card: Callable[[CallContext], AgentCard] | None = None,
         push_enabled: bool = False,
         card_overrides: Callable[[AgentCard], AgentCard] | None = None,
-        owner_key: Callable[[Any], str | None] | None = None,
+        owner_key: Callable[[object], str | None] | None = None,
         lease_seconds: float | None = None,
         poll_interval: float = 0.5,
         push_planner: PushPlanner | None = None,
