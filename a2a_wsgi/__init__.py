@@ -15,6 +15,7 @@ from __future__ import annotations
 from .agent import (
     Agent,
     AgentContext,
+    Outcome,
     auth_required,
     error,
     input_required,
@@ -43,6 +44,7 @@ __all__ = [
     "A2AApp",
     "Agent",
     "AgentContext",
+    "Outcome",
     "reply",
     "input_required",
     "stream",

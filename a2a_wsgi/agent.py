@@ -169,6 +169,7 @@ class MessageReply:
     parts: tuple[Part, ...]
 
 
+#: What handle_message answers besides a str or None: exactly these classes (closed).
 Outcome = (
     Reply | InputRequired | AuthRequired | Stream | Failure | Rejected | Working | MessageReply
 )
