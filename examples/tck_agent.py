@@ -35,19 +35,34 @@ kit's strict 1.0 schema check refuses. The card advertises ``A2A_BASE_URL``
 (default ``http://localhost:<TCK_PORT>/``: the kits flag IP addresses in
 cards) and declares what the library implements:
 streaming, push notifications (webhooks on loopback allowed, for the kit's
-receiver) and the optional timestamp extension. ``tests/conformance/run_tck.py``
-runs either kit line against this agent.
+receiver) and the optional timestamp extension. With
+``TCK_EXTENDED_CARD_TOKEN`` set (1.0 mode; ``run_tck.py`` sets a fresh one per
+run) it also declares an extended card, served only to callers sending
+``Authorization: Bearer <that token>``; every other call stays open to anonymous
+callers (the kit sends no credentials). ``tests/conformance/run_tck.py`` runs
+either kit line against this agent.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hmac
 import os
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 
 from a2a_core.extensions import TimestampExtension
-from a2a_core.models import AgentSkill, DataPart, FilePart, Message, TaskState, TextPart
+from a2a_core.models import (
+    AgentCard,
+    AgentSkill,
+    DataPart,
+    FilePart,
+    Message,
+    TaskState,
+    TextPart,
+)
+from a2a_core.service import CallContext
 from a2a_wsgi import (
     A2AApp,
     Agent,
@@ -59,6 +74,7 @@ from a2a_wsgi import (
     working,
 )
 from a2a_wsgi.agent import Outcome
+from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator
 from a2a_wsgi.push import PushSettings, UrlPolicy
 
 PORT = int(os.environ.get("TCK_PORT", "9999"))
@@ -68,6 +84,8 @@ SUBSCRIBE_DELAY = float(os.environ.get("TCK_SUBSCRIBE_DELAY", "3.0"))
 #: The protocol versions served: the 1.0 kit speaks only 1.0; the legacy line has a 0.3 kit too.
 VERSIONS = tuple(v.strip() for v in os.environ.get(
     "TCK_VERSIONS", "0.3,1.0" if LEGACY else "1.0").split(",") if v.strip())
+#: The bearer token that opens the extended card (1.0 mode); empty: no extended card.
+EXTENDED_CARD_TOKEN = os.environ.get("TCK_EXTENDED_CARD_TOKEN", "")
 _DELAYED_PREFIXES = ("test-subscribe-message-id", "test-resubscribe-message-id")
 
 #: What one scenario does with a message: an outcome, or None once it completed the task.
@@ -206,17 +224,59 @@ class ConformanceAgent(Agent):
         return working()
 
 
-app = A2AApp(
-    ConformanceAgent() if LEGACY else ScenarioAgent(),
-    base_url=os.environ.get("A2A_BASE_URL", f"http://localhost:{PORT}/"),
-    versions=VERSIONS,
-    # Push with the default protections, plus loopback: the kits' webhook receivers listen
-    # on this machine. Every other private, link-local or metadata address stays refused.
-    push=PushSettings(policy=UrlPolicy.allowing_loopback()),
-    # The seed's reference extension (optional, active only when a client asks for it):
-    # a real declared extension lets the legacy kit's extension-declaration tests run.
-    extensions=[TimestampExtension(lambda: datetime.now(timezone.utc))],
+#: The one skill only the extended card lists.
+EXTENDED_SKILL = AgentSkill(
+    id="conformance-extended",
+    name="Conformance (extended)",
+    description="Listed only for callers that authenticated",
+    tags=["a2a", "conformance"],
+    examples=["hello"],
 )
+
+
+def extended_card_auth(token: str) -> AuthPolicy:
+    """Bearer ``token`` authenticates; without credentials a caller is anonymous.
+
+    Anonymous callers reach every operation but the extended card, which the app
+    serves to authenticated callers only. A wrong token is refused (401).
+    """
+    expected = token.encode("utf-8")
+
+    def verify(presented: str) -> str | None:
+        return "tck" if hmac.compare_digest(presented.encode("utf-8"), expected) else None
+
+    return AuthPolicy([BearerAuthenticator(verify, description="The conformance run's token")],
+                      required=False)
+
+
+def build_app(*, legacy: bool = LEGACY, versions: tuple[str, ...] = VERSIONS,
+              base_url: str | None = None, extended_card_token: str = "") -> A2AApp:
+    """The conformance agent, with an extended card behind ``extended_card_token`` if given."""
+    protect = bool(extended_card_token) and not legacy
+
+    def extended_card(ctx: CallContext) -> AgentCard:
+        card = app.card
+        return dataclasses.replace(card, skills=[*card.skills, EXTENDED_SKILL])
+
+    app = A2AApp(
+        ConformanceAgent() if legacy else ScenarioAgent(),
+        base_url=base_url or f"http://localhost:{PORT}/",
+        versions=versions,
+        # Push with the default protections, plus loopback: the kits' webhook receivers
+        # listen on this machine. Every other private, link-local or metadata address stays
+        # refused.
+        push=PushSettings(policy=UrlPolicy.allowing_loopback()),
+        # The seed's reference extension (optional, active only when a client asks for it):
+        # a real declared extension lets the legacy kit's extension-declaration tests run.
+        extensions=[TimestampExtension(lambda: datetime.now(timezone.utc))],
+        extended_card=extended_card if protect else None,
+        auth=extended_card_auth(extended_card_token) if protect else None,
+    )
+    return app
+
+
+app = build_app(base_url=os.environ.get("A2A_BASE_URL"),
+                extended_card_token=EXTENDED_CARD_TOKEN)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -49,6 +50,8 @@ GUNICORN = Path(sys.executable).parent / "gunicorn"
 AGENT_APP = "examples.tck_agent:app"
 #: Where the 1.0 kit's webhook receiver listens and the agent posts (tck_plugin.py).
 WEBHOOK_HOST = "127.0.0.1"
+#: Read by the agent (its extended card's bearer token) and by tck_plugin.py (sends it).
+TOKEN_VARIABLE = "TCK_EXTENDED_CARD_TOKEN"
 
 # The card's protocolBinding -> the 1.0 kit's transport name.
 BINDINGS = {"JSONRPC": "jsonrpc", "HTTP+JSON": "http_json", "GRPC": "grpc"}
@@ -100,8 +103,10 @@ def sdk_argv(port: int) -> list[str]:
 def agent_server(argv: Sequence[str], port: int, env: Mapping[str, str] | None = None,
                  log: Path | None = None) -> Iterator[str]:
     """The agent in its own process group, answering on ``http://localhost:<port>``."""
-    full_env = {**os.environ, "TCK_PORT": str(port), "PYTHONPATH": str(REPO), **(env or {})}
+    full_env = {**os.environ, "TCK_PORT": str(port), "PYTHONPATH": str(REPO)}
     full_env.pop("A2A_BASE_URL", None)
+    full_env.pop(TOKEN_VARIABLE, None)
+    full_env.update(env or {})
     log_path = log or _temp_log("tck-agent-")
     with log_path.open("wb") as log_file:
         proc = subprocess.Popen(list(argv), env=full_env, cwd=REPO, stdout=log_file,
@@ -209,15 +214,19 @@ def kit_python(kit: Path, python: str | None) -> str:
 
 
 def run_kit_10_dev(kit: Path, python: str, url: str, transports: Sequence[str],
-                   timeout: float, verbose: bool) -> KitRun:
-    """The kit's own run_tck.py over ``transports``, with tck_plugin.py loaded into it."""
+                   timeout: float, verbose: bool, token: str = "") -> KitRun:
+    """The kit's own run_tck.py over ``transports``, with tck_plugin.py loaded into it.
+
+    ``token``: the bearer token the plugin sends on GetExtendedAgentCard (none: no
+    credentials at all, as the kit alone sends).
+    """
     with tempfile.TemporaryDirectory(prefix="tck-10-dev-") as tmp:
         outcomes_path = Path(tmp) / "outcomes.json"
         log = _temp_log("tck-10-dev-")
         cmd = [python, "run_tck.py", "--sut-host", url, "--transport", ",".join(transports),
                "--", "-p", "tck_plugin", f"--webhook-host={WEBHOOK_HOST}",
                f"--outcomes-file={outcomes_path}", "-p", "no:cacheprovider", "-rfEsxX"]
-        env = {**os.environ, "PYTHONPATH": str(HERE)}
+        env = {**os.environ, "PYTHONPATH": str(HERE), TOKEN_VARIABLE: token}
         started = time.monotonic()
         returncode = _run_bounded(cmd, kit, env, log, timeout, verbose)
         seconds = time.monotonic() - started
@@ -490,6 +499,9 @@ def _parser() -> argparse.ArgumentParser:
                              "official a2a-sdk agent sdk_agent.py under uvicorn")
     parser.add_argument("--transports", default=None,
                         help="1.0-dev: comma-separated subset of the declared transports")
+    parser.add_argument("--no-extended-card", action="store_true",
+                        help="1.0-dev: the agent declares no extended card (CORE-CAP-003 "
+                             "runs, CARD-EXT-001/002 skip)")
     parser.add_argument("--timeout", type=float, default=420.0,
                         help="1.0-dev: stop the kit after this many seconds (default 420)")
     parser.add_argument("--categories", default=",".join(CATEGORIES),
@@ -505,7 +517,9 @@ def _main_10_dev(args: argparse.Namespace, report: dict[str, Any]) -> None:
     python = kit_python(kit, args.python)
     port = free_port()
     argv = sdk_argv(port) if args.agent == "sdk" else gunicorn_argv(port)
-    with agent_server(argv, port) as url:
+    # A fresh token per run: the agent serves its extended card to the kit's calls carrying it.
+    token = "" if args.agent == "sdk" or args.no_extended_card else secrets.token_urlsafe(24)
+    with agent_server(argv, port, env={TOKEN_VARIABLE: token}) as url:
         declared = declared_transports(url)
         wanted = declared
         if args.transports:
@@ -514,15 +528,17 @@ def _main_10_dev(args: argparse.Namespace, report: dict[str, Any]) -> None:
             if undeclared:
                 print(f"not declared by the card (their tests skip): {undeclared}",
                       file=sys.stderr)
-        run = run_kit_10_dev(kit, python, url, wanted, args.timeout, args.verbose)
+        run = run_kit_10_dev(kit, python, url, wanted, args.timeout, args.verbose, token)
     print(kit_10_dev_summary(run))
     print(f"card declares: {', '.join(declared) or '(nothing the kit knows)'}; tests of "
-          "other transports skip")
+          "other transports skip; extended card: "
+          + ("declared, the kit's calls for it authenticated" if token else "not declared"))
     print(f"\nnot passed{'' if args.show_skips else ' (skips and xfails not listed)'}:\n"
           f"{kit_10_dev_details(run, args.show_skips)}\n")
     print(requirement_report(run))
     print(f"\nkit log: {run.log}; kit reports: {kit / 'reports'}")
     report["1.0-dev"] = {"agent": args.agent, "transports": run.transports,
+                         "extended_card": bool(token),
                          "seconds": round(run.seconds, 1), "returncode": run.returncode,
                          "outcomes": run.outcomes, "kit_report": run.report}
 

@@ -8,6 +8,11 @@ offers no option for:
   ``0.0.0.0``; here it binds loopback, so a run opens no port to the network
   (the agent posts to it on ``--webhook-host``, which ``run_tck.py`` sets to
   the same loopback address);
+* its clients send no credentials, while CARD-EXT-001 asks for an
+  authenticated GetExtendedAgentCard ("the client MUST authenticate" it with a
+  scheme the card declares): with ``TCK_EXTENDED_CARD_TOKEN`` set, the
+  JSON-RPC and HTTP+JSON clients send ``Authorization: Bearer <token>`` on that
+  call, and on no other;
 * it writes every test's outcome, RFC 2119 level and transport to the JSON
   file named by ``--outcomes-file``, which ``run_tck.py`` turns into its
   per-level and per-transport tables.
@@ -16,6 +21,7 @@ offers no option for:
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +53,36 @@ def _bind_webhook_receiver_to_loopback() -> None:
     WebhookReceiver.start = start_on_loopback
 
 
+def _authenticate_extended_card_calls(token: str) -> None:
+    """Make the kit's GetExtendedAgentCard calls carry ``token`` as a bearer credential."""
+    from tck.transport.http_json_client import HttpJsonClient  # type: ignore[import-not-found]
+    from tck.transport.jsonrpc_client import JsonRpcClient  # type: ignore[import-not-found]
+
+    for client_class in (JsonRpcClient, HttpJsonClient):
+        get_card = client_class.get_extended_agent_card
+        if getattr(get_card, "_authenticated", False):
+            continue
+        client_class.get_extended_agent_card = _with_bearer(get_card, token)
+
+
+def _with_bearer(get_card: Any, token: str) -> Any:
+    """``get_card`` with the client's Authorization header set for that one call.
+
+    The kit's tests run one at a time, so no other call shares the header.
+    """
+
+    def get_authenticated_card(self: Any) -> Any:
+        headers = self._client.headers
+        headers["Authorization"] = f"Bearer {token}"
+        try:
+            return get_card(self)
+        finally:
+            del headers["Authorization"]
+
+    get_authenticated_card._authenticated = True  # type: ignore[attr-defined]
+    return get_authenticated_card
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("a2a-wsgi").addoption(
         "--outcomes-file", dest="outcomes_file", default=None,
@@ -55,6 +91,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     _bind_webhook_receiver_to_loopback()
+    token = os.environ.get("TCK_EXTENDED_CARD_TOKEN", "")
+    if token:
+        _authenticate_extended_card_calls(token)
     config.stash[_outcomes_key] = {}
 
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
 import requests
 import run_tck
+import tck_plugin
 
 
 def _outcome(outcome: str, level: str, transport: str, reason: str = "") -> dict[str, str]:
@@ -68,3 +71,48 @@ def test_the_agent_runs_under_the_venvs_gunicorn_and_declares_json_rpc() -> None
         card = requests.get(url + "/.well-known/agent-card.json", timeout=5).json()
         assert card["supportedInterfaces"][0]["url"] == f"http://localhost:{port}/"
         assert "protocolVersion" not in card  # the strict 1.0 card, header or not
+
+
+class _KitClient:
+    """What tck_plugin wraps: a kit transport client, whose ``_client.headers`` go on each call."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self._client = SimpleNamespace(headers={"A2A-Version": "1.0"})
+        self.fail = fail
+        self.seen: list[dict[str, str]] = []
+
+    def get_extended_agent_card(self) -> str:
+        self.seen.append(dict(self._client.headers))
+        if self.fail:
+            raise OSError("connection refused")
+        return "card"
+
+
+def test_the_plugin_sends_the_token_on_the_extended_card_call_only() -> None:
+    client = _KitClient()
+    get_card = tck_plugin._with_bearer(_KitClient.get_extended_agent_card, "t0k")
+    assert get_card(client) == "card"
+    assert client.seen == [{"A2A-Version": "1.0", "Authorization": "Bearer t0k"}]
+    assert client._client.headers == {"A2A-Version": "1.0"}  # gone for every other call
+    failing = _KitClient(fail=True)
+    with pytest.raises(OSError):
+        get_card(failing)
+    assert failing._client.headers == {"A2A-Version": "1.0"}
+
+
+def test_each_run_gives_the_agent_its_own_token_and_the_legacy_agent_none(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(run_tck.TOKEN_VARIABLE, "from-the-shell")
+    port = run_tck.free_port()
+    with run_tck.agent_server(run_tck.gunicorn_argv(port), port) as url:
+        card = requests.get(url + "/.well-known/agent-card.json", timeout=5).json()
+        assert not card["capabilities"].get("extendedAgentCard")  # the shell's is dropped
+    port = run_tck.free_port()
+    with run_tck.agent_server(run_tck.gunicorn_argv(port), port,
+                              env={run_tck.TOKEN_VARIABLE: "run-token"}) as url:
+        refused = requests.get(url + "/rest/extendedAgentCard", timeout=5,
+                               headers={"A2A-Version": "1.0"})
+        served = requests.get(url + "/rest/extendedAgentCard", timeout=5,
+                              headers={"A2A-Version": "1.0",
+                                       "Authorization": "Bearer run-token"})
+        assert (refused.status_code, served.status_code) == (401, 200)

@@ -3,6 +3,8 @@
 Each test sends what the kit sends (a messageId with the scenario's prefix) to
 the agent served by werkzeug, and checks the wire answer the scenario
 describes. The legacy agent (``TCK_LEGACY=1``) keeps every task WORKING.
+With a token the agent serves an extended card to callers that send it, and to
+nobody else.
 """
 
 from __future__ import annotations
@@ -18,13 +20,23 @@ from support.a2a_http import Peer, served, state_of, texts
 
 import examples.tck_agent as tck_agent
 from a2a_wsgi import A2AApp
-from a2a_wsgi.push import PushSettings, UrlPolicy
+
+TOKEN = "tck-token-for-these-tests"
+BASE_URL = "http://localhost:9999/"
 
 
 @pytest.fixture(scope="module")
 def peer() -> Iterator[Peer]:
-    app = A2AApp(tck_agent.ScenarioAgent(), base_url="http://localhost:9999/",
-                 versions=("1.0",), push=PushSettings(policy=UrlPolicy.allowing_loopback()))
+    app = tck_agent.build_app(legacy=False, versions=("1.0",), base_url=BASE_URL)
+    with served(app) as handle:
+        yield Peer(handle.url, "1.0")
+
+
+@pytest.fixture(scope="module")
+def protected() -> Iterator[Peer]:
+    """The agent as run_tck.py starts it: an extended card behind a bearer token."""
+    app = tck_agent.build_app(legacy=False, versions=("1.0",), base_url=BASE_URL,
+                              extended_card_token=TOKEN)
     with served(app) as handle:
         yield Peer(handle.url, "1.0")
 
@@ -186,6 +198,65 @@ def test_the_card_declares_streaming_and_push_and_speaks_1_0(peer: Peer) -> None
     assert interfaces[0] == ("JSONRPC", "1.0")
     assert {version for _, version in interfaces} == {"1.0"}  # no 0.3 interface
     assert card["supportedInterfaces"][0]["url"] == "http://localhost:9999/"
+
+
+def test_without_a_token_there_is_no_extended_card_and_no_auth(peer: Peer) -> None:
+    card = requests.get(peer.url + ".well-known/agent-card.json", timeout=5).json()
+    assert not card["capabilities"].get("extendedAgentCard")
+    assert "securitySchemes" not in card
+    error = peer.rpc("extended_card", {})["error"]
+    assert error["code"] == -32004  # UnsupportedOperationError (CORE-CAP-003)
+
+
+def test_the_extended_card_is_declared_with_the_bearer_scheme(protected: Peer) -> None:
+    card = requests.get(protected.url + ".well-known/agent-card.json", timeout=5).json()
+    assert card["capabilities"]["extendedAgentCard"] is True
+    assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
+    assert "conformance-extended" not in [skill["id"] for skill in card["skills"]]
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer wrong-token", f"Basic {TOKEN}"])
+def test_the_extended_card_refuses_callers_without_the_token(
+        protected: Peer, authorization: str | None) -> None:
+    headers = {"Authorization": authorization} if authorization else {}
+    rpc = requests.post(protected.url, headers=protected.headers(headers), timeout=5, json={
+        "jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard", "params": {}})
+    assert rpc.status_code == 401 and rpc.json()["error"]["code"] == -31401
+    assert rpc.headers["WWW-Authenticate"].startswith("Bearer")
+    rest = requests.get(protected.url + "rest/extendedAgentCard", timeout=5,
+                        headers={"A2A-Version": "1.0", **headers})
+    assert rest.status_code == 401 and rest.json()["error"]["status"] == "UNAUTHENTICATED"
+
+
+def test_the_token_opens_the_extended_card_over_both_bindings(protected: Peer) -> None:
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    rpc = protected.rpc("extended_card", {}, headers=bearer)["result"]
+    rest = requests.get(protected.url + "rest/extendedAgentCard", timeout=5,
+                        headers={"A2A-Version": "1.0", **bearer})
+    assert rest.status_code == 200
+    for card in (rpc, rest.json()):
+        assert [skill["id"] for skill in card["skills"]] == ["conformance",
+                                                             "conformance-extended"]
+        assert card["supportedInterfaces"][0]["url"] == BASE_URL
+
+
+def test_anonymous_callers_reach_every_other_operation(protected: Peer) -> None:
+    task = _send(protected, "tck-input-required")
+    assert state_of(protected.rpc("get", {"id": task["id"]})["result"]) == "input-required"
+    assert state_of(protected.rpc("cancel", {"id": task["id"]})["result"]) == "canceled"
+    assert _kinds(_stream(protected, "tck-stream-002")) == ["task", "working", "completed"]
+    listed = requests.get(protected.url + "rest/tasks", headers={"A2A-Version": "1.0"},
+                          timeout=5)
+    assert listed.status_code == 200
+    assert task["id"] in [t["id"] for t in listed.json()["tasks"]]
+
+
+def test_the_legacy_agent_never_declares_an_extended_card() -> None:
+    app = tck_agent.build_app(legacy=True, base_url=BASE_URL, extended_card_token=TOKEN)
+    with served(app) as handle:
+        card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5).json()
+    assert not card["capabilities"].get("extendedAgentCard")
+    assert not card.get("securitySchemes")
 
 
 def test_legacy_agent_keeps_tasks_working() -> None:
