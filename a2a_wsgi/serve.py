@@ -27,6 +27,7 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from .concurrency import cooperative
 from .runtime._service import stop_all_streams
 
 __all__ = [
@@ -180,8 +181,16 @@ class _StopStreamsThenChain:
         self.previous = previous
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        # A thread, not inline: the interrupted main thread may hold a lock the stop needs.
-        threading.Thread(target=stop_all_streams, name="a2a-stop-streams", daemon=True).start()
+        # Not inline: the interrupted code may hold a lock the stop needs. Under gevent the
+        # handler runs in the event loop, where starting a thread would switch greenlets
+        # (BlockingSwitchOutError); a spawned greenlet runs once the loop goes on.
+        if cooperative():
+            import gevent  # type: ignore[import-untyped]
+
+            gevent.spawn(stop_all_streams)
+        else:
+            threading.Thread(target=stop_all_streams, name="a2a-stop-streams",
+                             daemon=True).start()
         self.previous(signum, frame)
 
 

@@ -78,11 +78,11 @@ app = build_app(os.environ["FAULT_STORE"]) if os.environ.get("FAULT_STORE") else
 
 
 def start_server(store: str, log_path: Any, *, workers: int = 1, threads: int = 16,
-                 graceful_timeout: float = 1) -> ServerProcess:
-    """gunicorn (gthread) serving :data:`app` on ``store``; not yet ready."""
+                 graceful_timeout: float = 1, worker_class: str = "gthread") -> ServerProcess:
+    """gunicorn serving :data:`app` on ``store``; not yet ready."""
     port = free_port()
     argv = gunicorn_argv("fault_support:app", port=port, workers=workers, threads=threads,
-                         graceful_timeout=graceful_timeout)
+                         graceful_timeout=graceful_timeout, worker_class=worker_class)
     path = os.pathsep.join(str(p) for p in (*APP_PATH, ROOT))
     return ServerProcess(argv, port=port, log_path=log_path,
                          env={"FAULT_STORE": store, "PYTHONPATH": path})

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import requests
 from fault_support import LEASE_SECONDS, FaultAgent, rpc, start_server
+from support.gunicorn import WORKER_CLASSES
 
 from a2a_core.models import Message, TaskState
 from a2a_core.service import CallContext
@@ -66,8 +67,9 @@ class StreamWatch:
             self.opened.set()
 
 
-@pytest.fixture(scope="module")
-def stopped_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+@pytest.fixture(scope="module", params=WORKER_CLASSES)
+def stopped_server(request: pytest.FixtureRequest,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A SQLite-backed gunicorn with a WORKING task and open streams, then SIGTERM.
 
     Module-scoped: one stop serves every test, and a broken set-up errors the
@@ -76,7 +78,7 @@ def stopped_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[st
     tmp_path = tmp_path_factory.mktemp("sigterm")
     db = tmp_path / "tasks.sqlite3"
     server = start_server(f"sqlite:///{db}", tmp_path / "gunicorn.log", workers=2,
-                          graceful_timeout=GRACEFUL)
+                          graceful_timeout=GRACEFUL, worker_class=request.param)
     try:
         server.wait_ready()
         answer, _ = rpc(server.url, "SendMessage", {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -125,3 +126,37 @@ def test_hung_up_streams_free_their_threads_within_two_seconds_under_gthread(
     again = [_open_stream(server.port, task_id) for _ in range(20)]  # the places are back
     for sock in again:
         sock.close()
+
+
+def _read_to_end(sock: socket.socket, within: float) -> bytes:
+    sock.settimeout(within)
+    seen = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return seen
+            seen += chunk
+    except OSError:
+        return seen
+
+
+@pytest.mark.parametrize("worker_class", ["gevent", "gthread"])
+def test_sigterm_ends_open_streams_cleanly_under_a2a_serve(tmp_path: Path,
+                                                         worker_class: str) -> None:
+    """A graceful stop ends every stream with the end of its response (the client resumes
+    with Last-Event-ID) and the worker exits cleanly, under both worker models."""
+    server = _serve(tmp_path, "--worker-class", worker_class)
+    with server:
+        server.wait_ready()
+        task = fresh_peer(server.url).send("hang", blocking=False)
+        streams = [_open_stream(server.port, task["id"]) for _ in range(5)]
+        signalled = time.monotonic()
+        server.proc.send_signal(signal.SIGTERM)
+        server.proc.wait(timeout=15)
+        took = time.monotonic() - signalled
+        ends = [_read_to_end(sock, 5) for sock in streams]
+        log = server.log()
+    assert took < 5, f"exit took {took:.1f} s:\n{log[-2000:]}"
+    assert "Exception in worker process" not in log and "BlockingSwitchOutError" not in log
+    assert all(end.endswith(b"0\r\n\r\n") for end in ends), [end[-40:] for end in ends]
