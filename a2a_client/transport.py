@@ -17,6 +17,10 @@ Three rules live here and nowhere else:
 * **Credentials stay home.** The client's ``auth`` (a requests ``AuthBase``) is
   applied only to a request whose origin is one of the agent's own
   (:attr:`Transport.auth_origins`), and never to a hop that leaves it.
+
+With OpenTelemetry installed, each request is a client span (current while it
+is sent, so an instrumented ``requests`` nests under it) and carries its
+W3C ``traceparent``; the span ends when the answer's headers arrive.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from requests.auth import AuthBase
 from urllib3.exceptions import ReadTimeoutError
 
 from a2a_core.errors import RemoteProtocolError
+from a2a_core.observe import TraceParent
 
 from .errors import ConnectError, ConnectTimeout, ReadTimeout, TimeoutException, TransportError
 
@@ -49,6 +54,13 @@ __all__ = [
 ]
 
 log = logging.getLogger("a2a_client")
+
+try:
+    from opentelemetry import trace as otel_trace
+except ImportError:  # not installed: no spans, nothing of it imported
+    otel_trace = None  # type: ignore[assignment]
+#: The global provider's tracer, through the API's proxy (a provider set later is used).
+_tracer = otel_trace.get_tracer("a2a_client") if otel_trace is not None else None
 
 #: (connect, read) seconds. Never None: requests' default is to wait forever.
 Timeout = tuple[float, float]
@@ -229,6 +241,19 @@ class Transport:
         ``headers`` are the protocol headers (A2A-Version, Content-Type…), sent on every
         hop; the custom headers go only to the origin of ``url``.
         """
+        if _tracer is None:
+            return self._request(method, url, headers, timeout, body)
+        with _client_span(method, url, body) as span:
+            traced = {**headers, **_trace_headers(span)}
+            reply = self._request(method, url, traced, timeout, body)
+            span.set_attribute("http.response.status_code", reply.status_code)
+            if reply.status_code >= 400:
+                span.set_status(otel_trace.Status(otel_trace.StatusCode.ERROR,
+                                                  f"HTTP {reply.status_code}"))
+            return reply
+
+    def _request(self, method: str, url: str, headers: Mapping[str, str], timeout: Timeout,
+                 body: bytes | None) -> Reply:
         custom = expand_headers(
             self._templates, os.environ if self._environ is None else self._environ
         )
@@ -273,6 +298,43 @@ class Transport:
                 )
             bare = requests.Request(method, url, data=body, headers=dict(protocol)).prepare()
             return self._session.send(bare, **options)
+
+
+#: The JSON-RPC method near the start of a request body, as the RPC channel writes it.
+_RPC_METHOD = re.compile(rb'"method":\s*"([A-Za-z/]{1,64})"')
+
+
+def _client_span(method: str, url: str, body: bytes | None) -> Any:
+    """The span of one request, named by its JSON-RPC method when the body names one.
+
+    Only the URL's scheme, host, port and path are recorded: no userinfo, no query.
+    """
+    parts = urlsplit(url)
+    found = _RPC_METHOD.search(body[:256]) if body else None
+    attributes: dict[str, Any] = {"http.request.method": method, "url.full": _safe(url),
+                                  "server.address": parts.hostname or ""}
+    if parts.port is not None:
+        attributes["server.port"] = parts.port
+    name = method
+    if found is not None:
+        name = found.group(1).decode()
+        attributes.update({"rpc.system": "jsonrpc", "rpc.method": name})
+    return _tracer.start_as_current_span(f"A2A {name}", kind=otel_trace.SpanKind.CLIENT,
+                                        attributes=attributes)
+
+
+def _trace_headers(span: Any) -> dict[str, str]:
+    """``traceparent`` (and ``tracestate``) making the agent's span a child of ``span``."""
+    context = span.get_span_context()
+    if not context.is_valid:
+        return {}
+    parent = TraceParent(f"{context.trace_id:032x}", f"{context.span_id:016x}",
+                         int(context.trace_flags))
+    headers = {"traceparent": parent.header()}
+    state = context.trace_state.to_header() if context.trace_state else ""
+    if state:
+        headers["tracestate"] = state
+    return headers
 
 
 def _safe(url: str) -> str:

@@ -26,6 +26,7 @@ from .extensions import (
 )
 from .http import HttpRequest
 from .methods import PUSH_OPERATIONS, STREAMING_OPERATIONS, Operation
+from .observe import UNOBSERVED, CallRecord
 from .operations import Operations, Outcome, Stream
 from .service import A2AService, CallContext, StreamItem
 from .streaming import closing
@@ -140,8 +141,21 @@ class CallPipeline:
         params: Mapping[str, Any],
         ctx: CallContext,
         activated: ActivatedExtensions,
+        record: CallRecord = UNOBSERVED,
     ) -> Outcome:
-        """Capability gates, stream admission (:class:`Busy`), then the operation."""
+        """Capability gates, stream admission (:class:`Busy`), then the operation.
+
+        ``record`` notes what it answers (the task made, the events streamed).
+        """
+        return record.answered(operation, self._admitted(operation, params, ctx, activated))
+
+    def _admitted(
+        self,
+        operation: Operation,
+        params: Mapping[str, Any],
+        ctx: CallContext,
+        activated: ActivatedExtensions,
+    ) -> Outcome:
         self._check_capabilities(operation, ctx.version)
         admission = self.stream_admission
         if operation not in STREAMING_OPERATIONS or admission is None:

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .observe import CallRecord
 
 __all__ = ["Headers", "HttpRequest", "HttpResponse"]
 
@@ -50,7 +54,9 @@ class HttpRequest:
     reading at its size limit, so the dispatcher can answer with a clear error
     instead of a truncated body being parsed. ``client_gone`` is the adapter's
     way to tell whether the client has hung up (None: it cannot tell), so a
-    request that waits can stop waiting for nobody.
+    request that waits can stop waiting for nobody. ``record``, when the
+    adapter observes its requests, is filled by the binding that answers
+    (:mod:`a2a_core.observe`).
     """
 
     method: str
@@ -60,6 +66,7 @@ class HttpRequest:
     body: bytes = b""
     body_too_large: bool = False
     client_gone: Callable[[], bool] | None = None
+    record: CallRecord | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

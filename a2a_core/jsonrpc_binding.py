@@ -27,6 +27,7 @@ from .extensions import ActivatedExtensions
 from .http import HttpRequest, HttpResponse
 from .jsonrpc import RPCRequest, encode_error_response, encode_response, parse_request
 from .methods import operation_for
+from .observe import JSONRPC, observed
 from .operations import Stream
 from .streaming import SSE_HEADERS, sse_body
 from .versioning import V0_3, V1_0, negotiate_version
@@ -55,28 +56,36 @@ class JsonRpcBinding:
         identity: Any,
     ) -> HttpResponse:
         version, version_error = self._negotiate_version(request)
+        record = observed(request)
+        record.start(JSONRPC, version, identity)
         request_id: Any = None
         activated: ActivatedExtensions | None = None
         try:
             rpc = self._parse(request, version)
             request_id = rpc.id
+            record.identify(rpc.id)
             if version_error is not None:
                 raise version_error
             operation = operation_for(rpc.method)
             params: Mapping[str, Any] = rpc.params or {}
+            record.operating(operation, params)
             activated = self.calls.activate(request, params, version)
             ctx = self.calls.context(request, params, version, activated, base_url=base_url,
                                      metadata=metadata, identity=identity)
-            outcome = self.calls.run(operation, params, ctx, activated)
+            outcome = self.calls.run(operation, params, ctx, activated, record)
         except Busy as busy:
+            record.failed(busy.error())
             answer = self._error(request_id, busy.error(), version, activated)
             return HttpResponse(503, [*answer.headers, *busy.headers()], answer.body)
         except RPCError as err:
+            record.failed(err)
             # A parse error knows the id when it could read one; later errors use rpc.id.
             echoed = request_id if request_id is not None else err.request_id
+            record.identify(echoed)
             return self._error(echoed, err, version, activated)
         except Exception:
             logger.exception("unhandled error while dispatching a JSON-RPC request")
+            record.failed(InternalError())
             return self._error(request_id, InternalError(), version, activated)
         headers = self.calls.response_headers(version, activated)
         if isinstance(outcome, Stream):

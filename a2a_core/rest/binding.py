@@ -18,6 +18,7 @@ from ..calls import Busy, CallPipeline
 from ..errors import InternalError, RPCError
 from ..extensions import ActivatedExtensions
 from ..http import HttpRequest, HttpResponse
+from ..observe import HTTP_JSON, observed
 from ..operations import Stream
 from ..versioning import V1_0, negotiate_version
 from ._responses import json_response, sse_response
@@ -48,6 +49,8 @@ class RestBinding:
         metadata: Mapping[str, Any] | None,
         identity: Any,
     ) -> HttpResponse:
+        record = observed(request)
+        record.start(HTTP_JSON, V1_0, identity)
         routed = route(
             request.method,
             sub_path,
@@ -59,8 +62,10 @@ class RestBinding:
         )
         media = answer_media_type(request.headers.get("Accept"))
         if isinstance(routed, RestError):
+            record.failed(routed.error)
             return error_response(routed.error, status=routed.status, headers=routed.headers,
                                   media_type=media)
+        record.operating(routed.operation, routed.params)
         activated: ActivatedExtensions | None = None
         try:
             version = self._version(request)
@@ -68,15 +73,18 @@ class RestBinding:
             ctx = self.calls.context(request, routed.params, version, activated,
                                      base_url=base_url, metadata=metadata, identity=identity,
                                      tenant=routed.tenant)
-            outcome = self.calls.run(routed.operation, routed.params, ctx, activated)
+            outcome = self.calls.run(routed.operation, routed.params, ctx, activated, record)
         except Busy as busy:
+            record.failed(busy.error())
             headers = [*self.calls.response_headers(V1_0, activated), *busy.headers()]
             return error_response(busy.error(), status=503, headers=headers, media_type=media)
         except RPCError as err:
+            record.failed(err)
             return error_response(err, headers=self.calls.response_headers(V1_0, activated),
                                   media_type=media)
         except Exception:
             logger.exception("unhandled error while dispatching an HTTP+JSON request")
+            record.failed(InternalError())
             headers = self.calls.response_headers(V1_0, activated)
             return error_response(InternalError(), headers=headers, media_type=media)
         headers = self.calls.response_headers(version, activated)

@@ -48,6 +48,7 @@ from datetime import datetime, timedelta, timezone
 from a2a_core.models import TaskPushNotificationConfig
 
 from ..stores.base import Delivery, PushStore
+from ..telemetry import PushAttempt, push_settled
 from .settings import PushSettings
 from .signing import SIGNATURE_HEADER
 from .ssrf import Target, UnresolvableHostError, UnsafeURLError
@@ -279,6 +280,7 @@ class PushDeliverer:
         config = self.store.get_push_config(entry.task_id, entry.config_id)
         if config is None:
             self.store.abandon_delivery(delivery.id, "push config deleted")
+            push_settled()
             return AttemptResult(None, "push config deleted")
         push = config.push_notification_config
         try:
@@ -289,17 +291,24 @@ class PushDeliverer:
             log.warning("push: task %s config %s: webhook URL refused at delivery: %s",
                         entry.task_id, entry.config_id, err.reason)
             self.store.abandon_delivery(delivery.id, f"webhook URL refused: {err.reason}")
+            push_settled()
             return AttemptResult(None, err.reason)
         headers = self._headers(delivery, push.url, config)
-        result = post(target, headers, entry.body,
-                      connect_timeout=self.settings.connect_timeout,
-                      attempt_timeout=self.settings.attempt_timeout,
-                      max_response_bytes=self.settings.max_response_bytes,
-                      ssl_context=self._ssl)
+        # A client span per POST; its traceparent replaces the one queued with the entry.
+        with PushAttempt(entry.task_id, entry.config_id, push.url, delivery.attempts,
+                         headers) as attempt:
+            result = post(target, attempt.headers, entry.body,
+                          connect_timeout=self.settings.connect_timeout,
+                          attempt_timeout=self.settings.attempt_timeout,
+                          max_response_bytes=self.settings.max_response_bytes,
+                          ssl_context=self._ssl)
+            attempt.answered(result.status, result.error)
         if result.ok:
             self.store.complete_delivery(delivery.id)
+            push_settled()
         elif result.status == 410:
             self.store.abandon_delivery(delivery.id, "receiver answered 410 Gone")
+            push_settled()
             self.store.delete_push_config(entry.task_id, entry.config_id)
         else:
             self._failed(delivery, result)
@@ -333,6 +342,7 @@ class PushDeliverer:
             log.warning("push: task %s config %s event %s abandoned after %d attempts: %s",
                         entry.task_id, entry.config_id, entry.seq, delivery.attempts, error)
             self.store.abandon_delivery(delivery.id, error)
+            push_settled()
             return result
         delay = backoff_delay(delivery.attempts, self.settings, self._rng)
         if result.retry_after is not None:

@@ -48,6 +48,7 @@ from ..agent import (
     to_parts,
 )
 from ..stores import DuplicateMessageError, StoredTask
+from ..telemetry import agent_raised, agent_span, carry
 from ._changes import Changes
 from ._defaults import Change, Scope, describe, log
 from ._keeper import LeaseKeeper
@@ -112,7 +113,8 @@ class AgentRunner:
     def submit(self, run: Run) -> None:
         """Execute a registered run on the pool (unregistered again if the pool refuses)."""
         try:
-            self._pool.submit(self.execute, run)
+            # The agent runs in the trace of the request that started it (its own calls join it).
+            self._pool.submit(carry(self.execute), run)
         except BaseException:
             self._runs.discard(run)
             raise
@@ -185,7 +187,8 @@ class AgentRunner:
             self._keeper.take(run)
             if run.created:
                 self._ensure_working(run)
-            self._apply_outcome(run, self._call_agent(run))
+            with agent_span(getattr(self.agent, "name", None), run.task_id, run.context_id):
+                self._apply_outcome(run, self._call_agent(run))
         except RPCError as err:
             run.error = err
         except DuplicateMessageError as dup:
@@ -204,6 +207,7 @@ class AgentRunner:
             return as_outcome(self.agent.handle_message(run.message, run.context))
         except Exception as exc:
             log.exception("agent raised while handling task %s", run.task_id)
+            agent_raised(exc)
             return Failure(describe(exc))
 
     def _apply_outcome(self, run: Run, outcome: Outcome | None) -> None:
@@ -273,6 +277,7 @@ class AgentRunner:
                     held = part
         except Exception as exc:
             log.exception("agent stream raised on task %s", run.task_id)
+            agent_raised(exc)
             failure = describe(exc)
         finally:
             close = getattr(iterator, "close", None)

@@ -17,6 +17,7 @@ from a2a_core.models import StreamEvent, Task
 from a2a_core.tasks import TransitionEvent, transitions_between
 
 from ..stores import ConflictError, OutboxEntry, StoredTask, TaskStore
+from ..telemetry import outbox_written, task_transition, traced_outbox
 from ._defaults import CAS_RETRIES, Change, PushPlanner, Scope, log
 from ._runs import RunRegistry
 
@@ -145,9 +146,11 @@ class TaskUpdates:
         if not configs:
             return ()
         numbered = [(last_seq + n, event) for n, event in enumerate(events, 1)]
-        return tuple(self._push_planner(task, numbered, configs))
+        # Each POST carries the trace of the change that queued it (docs/telemetry.md).
+        return traced_outbox(tuple(self._push_planner(task, numbered, configs)))
 
     def _outbox_written(self, outbox: Sequence[OutboxEntry]) -> None:
+        outbox_written(len(outbox))
         if outbox and self._on_outbox is not None:
             self._on_outbox()
 
@@ -160,9 +163,7 @@ class TaskUpdates:
             run.poke()
 
     def _report(self, transition: TransitionEvent) -> None:
-        log.debug("task %s: %s -> %s at %s", transition.task_id,
-                  transition.from_state.value if transition.from_state else None,
-                  transition.to_state.value, transition.timestamp)
+        task_transition(transition)  # the a2a_wsgi.tasks line, the state metric
         if self._on_transition is None:
             return
         try:
