@@ -6,7 +6,7 @@ that reconnects with ``Last-Event-ID`` is replayed exactly what came after it.
 Quiet streams get a heartbeat every ``heartbeat_interval`` seconds; a
 subscription that hears nothing for ``resubscribe_timeout`` seconds ends, and
 a stream whose client hung up (the call's ``client_gone``) ends within
-:data:`SETTLE_POLL` seconds rather than at its next heartbeat's failed write.
+:data:`HANGUP_POLL` seconds rather than at its next heartbeat's failed write.
 Once :meth:`Subscriptions.stop` is called (the server is shutting down) every
 open stream ends at its next wake-up, at most ``STOP_POLL`` seconds later:
 the generator returns, so the server writes a proper end of the response and
@@ -27,12 +27,15 @@ from a2a_core.service import HEARTBEAT, OutboundEvent, StreamItem
 from ..stores import EventsExpiredError, StoredTask, TaskStore
 from ._defaults import Scope
 from ._runs import Run
-from ._updates import SETTLE_POLL
 
 __all__ = ["STOP_POLL", "Subscriptions", "parse_seq"]
 
 #: Longest a stream following a stored task waits before it looks at the stop flag.
 STOP_POLL = 1.0
+#: Seconds between looks at a watched client's socket while a stream waits: a hung-up
+#: client's stream ends within 2 s, and thousands of idle streams wake once a second
+#: each rather than twice (each wake-up is a timed wait and a peek).
+HANGUP_POLL = 1.0
 
 #: ``client_gone`` of a call: True once its client hung up (None: cannot tell).
 ClientGone = Callable[[], bool] | None
@@ -157,14 +160,14 @@ class Subscriptions:
         """Wait for ``predicate``, a heartbeat's time, stop() or the client hanging up;
         False means send a heartbeat.
 
-        A client that can be watched is looked at every :data:`SETTLE_POLL` seconds;
+        A client that can be watched is looked at every :data:`HANGUP_POLL` seconds;
         once it is gone ``run.detached`` is set, as when a write to it fails.
         """
         gone = run.call.client_gone
         deadline = time.monotonic() + self._heartbeat
         while True:
             left = max(deadline - time.monotonic(), 0.0)
-            step = left if gone is None else min(left, SETTLE_POLL)
+            step = left if gone is None else min(left, HANGUP_POLL)
             with run.cond:
                 if run.cond.wait_for(lambda: predicate() or self.stopping.is_set(),
                                      timeout=step):
@@ -252,10 +255,10 @@ class Subscriptions:
         False (after reading what the run logged last).
 
         Waits are cut into slices of at most :data:`STOP_POLL` seconds (or
-        :data:`SETTLE_POLL` when the client can be watched): a store's wait cannot
+        :data:`HANGUP_POLL` when the client can be watched): a store's wait cannot
         be interrupted, and a stop or a hang-up must not wait for the next heartbeat.
         """
-        poll = STOP_POLL if client_gone is None else min(STOP_POLL, SETTLE_POLL)
+        poll = STOP_POLL if client_gone is None else min(STOP_POLL, HANGUP_POLL)
         quiet_since = beat_at = time.monotonic()
         while not self.stopping.is_set():
             if client_gone is not None and client_gone():

@@ -156,6 +156,8 @@ def test_sigterm_ends_open_streams_cleanly_under_a2a_serve(tmp_path: Path,
         server.proc.wait(timeout=15)
         took = time.monotonic() - signalled
         ends = [_read_to_end(sock, 5) for sock in streams]
+        for sock in streams:
+            sock.close()
         log = server.log()
     assert took < 5, f"exit took {took:.1f} s:\n{log[-2000:]}"
     assert "Exception in worker process" not in log and "BlockingSwitchOutError" not in log
