@@ -15,21 +15,24 @@ import pytest
 from inspector_support import CHROMIUM, Screenshots, browser_or_skip
 
 
-@pytest.fixture(scope="session")
+#: Module scope, not session: Playwright's sync API keeps an event loop running in this
+#: thread while it is open, and later tests that call asyncio.run (the SDK interop) would
+#: find it there.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Any]:
     sync_playwright = browser_or_skip()
     with sync_playwright() as api:
         yield api
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Any) -> Iterator[Any]:
     launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
     yield launched
     launched.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def expect(playwright: Any) -> Any:
     from playwright.sync_api import expect as playwright_expect
 

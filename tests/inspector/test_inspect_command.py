@@ -23,7 +23,7 @@ def test_the_a2a_command_runs_inspect(tmp_path: Path) -> None:
         port = free_port()
         command = [str(Path(sys.executable).parent / "a2a"), "inspect", agent.url + "/",
                    "--no-open", "--port", str(port)]
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 text=True)
         try:
             deadline = time.monotonic() + 30
@@ -32,11 +32,11 @@ def test_the_a2a_command_runs_inspect(tmp_path: Path) -> None:
                     page = requests.get(f"http://127.0.0.1:{port}/inspector/", timeout=5)
                     break
                 except requests.ConnectionError:
-                    assert proc.poll() is None, proc.communicate()
+                    assert proc.poll() is None, proc.communicate()[1]
                     assert time.monotonic() < deadline, "a2a inspect did not start"
                     time.sleep(0.1)
             assert page.status_code == 200 and "<html" in page.text.lower()
         finally:
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=10)
-        assert proc.returncode == 0
+            _, errors = proc.communicate(timeout=10)
+        assert proc.returncode == 0, errors
