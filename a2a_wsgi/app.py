@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl
 
 from a2a_core.http import HttpRequest, HttpResponse
 from a2a_core.models import AgentCard
+from a2a_core.observe import CARD, CallRecord
 from a2a_core.server import DEFAULT_AGENT_CARD_PATH, Dispatcher
 from a2a_core.signing import CardSigner
 
@@ -31,6 +32,7 @@ from .runtime import Runtime
 from .serve import gunicorn_worker_config, gunicorn_worker_count, hook_gunicorn_worker
 from .settings import AppSettings
 from .store_choice import MemoryStoreInManyProcessesError
+from .telemetry import call_record, observe
 from .wsgi_io import (
     StartResponse,
     card_query,
@@ -156,6 +158,10 @@ class A2AApp:
     # -- serving -------------------------------------------------------------------------
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        """One request, with its access log line, span and metrics (:mod:`.telemetry`)."""
+        return observe(environ, start_response, self._serve)
+
+    def _serve(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if self.settings.inspector:
             page = _inspector_page(environ, start_response)
             if page is not None:
@@ -190,7 +196,8 @@ class A2AApp:
             if method in ("GET", "HEAD") and is_card:
                 return plain(400, str(exc), start_response)
             base_url = None  # only the card and the extended card need it
-        request = _request(environ, method, path, is_card, self.max_body_bytes)
+        request = _request(environ, method, path, is_card, self.max_body_bytes,
+                           call_record(environ, CARD if is_card else None))
         refusal = guard.screen(request, identity, environ) if guard is not None else None
         if refusal is not None:
             return respond(refusal, method, start_response)
@@ -233,21 +240,22 @@ class A2AApp:
 
 
 def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
-             max_body_bytes: int) -> HttpRequest:
-    """The request as the dispatcher reads it."""
+             max_body_bytes: int, record: CallRecord | None) -> HttpRequest:
+    """The request as the dispatcher reads it (``record``: what telemetry learns of it)."""
     if method in ("GET", "HEAD") and is_card:
         # The card reads nothing but its validators and version: skip the body and the
         # full header copy (the card is the hot GET path).
         return HttpRequest(method=method, path=path, headers=conditional_headers(environ),
-                           query=card_query(environ))
+                           query=card_query(environ), record=record)
     if method in ("GET", "HEAD"):  # HTTP+JSON reads: headers and query, no body
         return HttpRequest(method=method, path=path, headers=request_headers(environ),
-                           query=card_query(environ), client_gone=client_gone_probe(environ))
+                           query=card_query(environ), client_gone=client_gone_probe(environ),
+                           record=record)
     body, too_large = read_body(environ, max_body_bytes)
     return HttpRequest(method=method, path=path, headers=request_headers(environ),
                        query=dict(parse_qsl(environ.get("QUERY_STRING", ""))),
                        body=body, body_too_large=too_large,
-                       client_gone=client_gone_probe(environ))
+                       client_gone=client_gone_probe(environ), record=record)
 
 
 def _inspector_page(environ: dict[str, Any],
