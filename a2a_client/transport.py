@@ -73,7 +73,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def expand_headers(templates: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
-    """Fill ``${NAME}`` placeholders from ``environ`` (missing names become "", as in the seed).
+    """Fill ``${NAME}`` placeholders from ``environ`` (missing names become "").
 
     Only the braced form is expanded (a bare ``$NAME`` stays literal), and a value that
     would contain CR, LF or NUL after expansion is refused: header injection. The error

@@ -350,7 +350,7 @@ class AgentRunner:
             run.cond.notify_all()
 
     def _ensure_working(self, run: Run) -> None:
-        """Make sure the task exists and has left SUBMITTED (the seed's "working first").
+        """Make sure the task exists and has left SUBMITTED (agents run on WORKING tasks).
 
         A task not stored yet is stored WORKING at once: one save, not two. Once
         the run has seen it past SUBMITTED there is nothing to read: no task ever
