@@ -29,7 +29,7 @@ from .errors import TaskNotFoundError, UnsupportedOperationError
 from .extensions import ActivatedExtensions
 from .jsonvalue import JSONValue
 from .methods import Operation
-from .models import AgentCard, SendMessageRequest, Task
+from .models import AgentCard, ListTasksRequest, ListTasksResponse, SendMessageRequest, Task
 from .service import A2AService, CallContext, StreamItem
 from .signing.served import CardSigner
 from .streaming import started
@@ -51,6 +51,9 @@ class Stream:
 
     items: Iterator[StreamItem]
 
+
+#: Further pages a ListTasks call may read to refill a page authorize_task thinned.
+_REFILLS = 10
 
 #: What every handler returns.
 Outcome = Result | Stream
@@ -184,17 +187,40 @@ class Operations:
     ) -> Outcome:
         request = wire.decode_params(Operation.LIST_TASKS, params, ctx.version)
         response = self.service.list_tasks(request, ctx)
-        tasks = response.tasks
         if self.authorize_task is not None:
-            visible = self._authorizer.filter(tasks, self._auth_context(ctx))
-            hidden = len(tasks) - len(visible)
-            tasks = visible
-            response = replace(response, total_size=max(0, response.total_size - hidden))
-        tasks = [trim_history(t, request.history_length) for t in tasks]
+            response = self._authorized_page(request, response, ctx)
+        tasks = [trim_history(t, request.history_length) for t in response.tasks]
         if not request.include_artifacts:
             tasks = [strip_artifacts(t) for t in tasks]
         response = replace(response, tasks=tasks, page_size=len(tasks))
         return Result(wire.encode_result(Operation.LIST_TASKS, response, ctx.version))
+
+    def _authorized_page(
+        self, request: ListTasksRequest, response: ListTasksResponse, ctx: CallContext
+    ) -> ListTasksResponse:
+        """The page with the tasks ``authorize_task`` hides left out, and refilled from the
+        following pages (asking each time for just the places left, so the next-page token
+        stays exact), so a denial does not make a short or empty page while more follow.
+
+        The store's query already applies every filter of the request; the callback can
+        only run after it. At most :data:`_REFILLS` more pages are read per call.
+        ``totalSize`` is the store's count less the hidden tasks seen.
+        """
+        auth = self._auth_context(ctx)
+        wanted = request.page_size if request.page_size is not None else len(response.tasks)
+        visible = list(self._authorizer.filter(response.tasks, auth))
+        hidden = len(response.tasks) - len(visible)
+        for _ in range(_REFILLS):
+            if len(visible) >= wanted or not response.next_page_token:
+                break
+            more = replace(request, page_token=response.next_page_token,
+                           page_size=wanted - len(visible))
+            response = self.service.list_tasks(more, ctx)
+            shown = self._authorizer.filter(response.tasks, auth)
+            hidden += len(response.tasks) - len(shown)
+            visible += shown
+        return replace(response, tasks=visible,
+                       total_size=max(0, response.total_size - hidden))
 
     def _cancel_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
