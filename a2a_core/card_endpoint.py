@@ -36,6 +36,7 @@ from datetime import datetime
 from .caching import card_validators, is_not_modified, with_vary
 from .extensions import Extension, merge_card_extensions
 from .http import HttpRequest, HttpResponse
+from .jsonvalue import JSONObject
 from .models import AgentCard, AgentInterface
 from .signing.served import CardSigner
 from .streaming import dumps
@@ -146,6 +147,16 @@ class CardEndpoint:
                                                  protocol_version=V1_0))
         return interfaces
 
+    def document(self, card: AgentCard, base_url: str | None,
+                 encode: Callable[[AgentCard], JSONObject]) -> JSONObject:
+        """The one way a card is served: endpoints filled in, extension declarations merged,
+        encoded by ``encode`` (a variant of the public card, or an operation's result for
+        the extended card), then signed when a signer is set."""
+        doc = encode(self.with_endpoints(card, base_url))
+        if self._signer is not None:
+            doc = self._signer.sign(doc, base_url)
+        return doc
+
     def _encoded(self, base_url: str | None, variant: str) -> _Encoded:
         key = (base_url or "", variant)
         card = self._agent_card()
@@ -153,9 +164,7 @@ class CardEndpoint:
         if cached is not None and cached[0] is card:
             return cached[1]
         public = self.with_endpoints(card, base_url)
-        doc = encode_card(public, V1_0) if variant == STRICT_1_0 else encode_card_dual(public)
-        if self._signer is not None:
-            doc = self._signer.sign(doc, base_url)
+        doc = self.document(card, base_url, _ENCODERS[variant])
         body = dumps(doc).encode()
         headers = with_vary(card_validators(body, self.last_modified).headers(), "A2A-Version")
         encoded = (public, body, headers)
@@ -163,3 +172,14 @@ class CardEndpoint:
             self._cache.clear()
         self._cache[key] = (card, encoded)
         return encoded
+
+
+def _strict(card: AgentCard) -> JSONObject:
+    return encode_card(card, V1_0)
+
+
+#: How each variant of the public card is written.
+_ENCODERS: dict[str, Callable[[AgentCard], JSONObject]] = {
+    STRICT_1_0: _strict,
+    DUAL: encode_card_dual,
+}

@@ -13,8 +13,9 @@ operations, a :class:`Stream` the binding frames as SSE.
 A task that is missing and one the caller may not see give the same
 -32001, byte for byte.
 
-The extended card is signed, when :attr:`Operations.card_signer` is set, over
-the document the caller's version receives.
+The extended card is served like the public one (``card_document``: endpoints,
+extension declarations, signature over the document the caller's version
+receives).
 """
 
 from __future__ import annotations
@@ -27,11 +28,10 @@ from . import wire
 from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
 from .errors import TaskNotFoundError, UnsupportedOperationError
 from .extensions import ActivatedExtensions
-from .jsonvalue import JSONValue
+from .jsonvalue import JSONObject, JSONValue
 from .methods import Operation
 from .models import AgentCard, ListTasksRequest, ListTasksResponse, SendMessageRequest, Task
 from .service import A2AService, CallContext, StreamItem
-from .signing.served import CardSigner
 from .streaming import started
 from .tasks import strip_artifacts, trim_history
 
@@ -63,6 +63,11 @@ _Handler = Callable[[Params, CallContext, ActivatedExtensions], Outcome]
 _SendOperation = Literal[Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
 
 
+#: How a card is served: (card, base URL, encoder) -> the signed document
+#: (:meth:`a2a_core.card_endpoint.CardEndpoint.document`).
+CardDocument = Callable[[AgentCard, "str | None", Callable[[AgentCard], JSONObject]], JSONObject]
+
+
 class Operations:
     """The operation table of one service: :meth:`run` picks the handler."""
 
@@ -70,16 +75,15 @@ class Operations:
         self,
         service: A2AService,
         *,
-        with_endpoints: Callable[[AgentCard, str | None], AgentCard],
+        card_document: CardDocument,
         authorize_task: AuthorizeCallback | None = None,
         max_parts: int,
     ) -> None:
         self.service = service
         self.authorize_task = authorize_task
         self.max_parts = max_parts
-        self._with_endpoints = with_endpoints
+        self._card_document = card_document
         #: Signs the extended card as encoded for the caller (None: unsigned).
-        self.card_signer: CardSigner | None = None
         self._authorizer = TaskAuthorizer(authorize_task)
         self._handlers: dict[Operation, _Handler] = {
             Operation.SEND_MESSAGE: self._send_message,
@@ -286,11 +290,14 @@ class Operations:
     ) -> Outcome:
         operation: Final = Operation.GET_EXTENDED_AGENT_CARD
         wire.decode_params(operation, params, ctx.version)
-        card = self._with_endpoints(self.service.extended_agent_card(ctx), ctx.base_url)
-        document = wire.encode_result(operation, card, ctx.version)
-        if self.card_signer is not None:
-            document = self.card_signer.sign(document, ctx.base_url)
-        return Result(document)
+        version = ctx.version
+
+        def encode(card: AgentCard) -> JSONObject:
+            encoded: JSONObject = wire.encode_result(operation, card, version)
+            return encoded
+
+        card = self.service.extended_agent_card(ctx)
+        return Result(self._card_document(card, ctx.base_url, encode))
 
 
 def _task_not_found(task_id: str) -> TaskNotFoundError:

@@ -112,7 +112,7 @@ class Dispatcher:
         )
         self.operations = Operations(
             service,
-            with_endpoints=self.card.with_endpoints,
+            card_document=self.card.document,
             authorize_task=authorize_task,
             max_parts=max_parts,
         )

@@ -93,7 +93,7 @@ def assemble(agent: Any, settings: AppSettings, *, multiprocess: bool,
         last_modified=card.last_modified or datetime.now(timezone.utc),
     )
     signer = CardSigner(card.signing_keys) if card.signing_keys else None
-    dispatcher.card.signer = dispatcher.operations.card_signer = signer
+    dispatcher.card.signer = signer  # the public variants and the extended card alike
     guard = None if policy is None else RequestGuard.for_dispatcher(
         policy, dispatcher, extended_card=options["extended_card"] is not None)
     guessed = spec == "memory" and settings.store is None and not multiprocess
