@@ -21,7 +21,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from a2a_core.observe import CARD, JSONRPC, CallRecord, TraceParent
@@ -48,10 +48,18 @@ _UNPRINTABLE = re.compile(r"[^\x20-\x7e]")
 _MAX_FIELD = 128
 
 
-def call_record(environ: dict[str, Any]) -> CallRecord | None:
-    """The record :func:`observe` made for this request (None: not observed)."""
+def call_record(environ: Mapping[str, Any], binding: str | None = None) -> CallRecord | None:
+    """The record :func:`observe` made for this request (None: not observed).
+
+    ``binding`` notes a route the app answers without a binding of the core
+    (``"card"``: the agent card).
+    """
     found = environ.get(RECORD_KEY)
-    return found if isinstance(found, CallRecord) else None
+    if not isinstance(found, CallRecord):
+        return None
+    if binding is not None and found.binding is None:
+        found.start(binding)
+    return found
 
 
 def observe(environ: dict[str, Any], start_response: StartResponse,
