@@ -2,7 +2,7 @@
 
 An agent is a subclass of :class:`Agent` that declares its card with class
 attributes and answers :meth:`Agent.handle_message` with an *outcome* built by
-one of the helpers below. The runtime (:mod:`a2a_wsgi.runtime`) turns each
+one of the helpers here. The runtime (:mod:`a2a_wsgi.runtime`) turns each
 outcome into task transitions::
 
     class Calc(Agent):
@@ -35,7 +35,7 @@ agent left WORKING (after driving it with :meth:`AgentContext.emit_status` /
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
@@ -44,13 +44,9 @@ from a2a_core.models import (
     AgentCard,
     AgentSkill,
     Artifact,
-    DataPart,
-    FilePart,
     Message,
-    Part,
     Role,
     TaskState,
-    TextPart,
 )
 
 __all__ = [
@@ -79,155 +75,28 @@ __all__ = [
     "as_outcome",
 ]
 
-#: What the helpers accept as content: a string (-> TextPart), a Part, or a list of those.
-PartLike = str | TextPart | FilePart | DataPart | Sequence[Any]
-
-_PART_TYPES = (TextPart, FilePart, DataPart)
-
-
-def to_parts(*items: Any) -> tuple[Part, ...]:
-    """Flatten strings, Parts and lists of them into Parts, so agents can be terse."""
-    parts: list[Part] = []
-    for item in items:
-        if isinstance(item, str):
-            parts.append(TextPart(text=item))
-        elif isinstance(item, _PART_TYPES):
-            parts.append(item)
-        elif isinstance(item, (list, tuple)):
-            parts.extend(to_parts(*item))
-        else:
-            raise TypeError(f"cannot use {type(item).__name__} as a message part")
-    return tuple(parts)
-
-
-def _non_empty(items: tuple[Any, ...], helper: str) -> tuple[Part, ...]:
-    """Parts for an outcome that must carry content (the wire forbids empty parts)."""
-    parts = to_parts(*items)
-    if not parts:
-        raise ValueError(f"{helper}() needs at least one part")
-    return parts
-
-
-# -- outcomes --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """Complete the task with one artifact holding ``parts``."""
-
-    parts: tuple[Part, ...]
-    artifact_name: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class InputRequired:
-    """Ask the caller for more input; the prompt becomes the status message."""
-
-    parts: tuple[Part, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class AuthRequired:
-    """Ask the caller to authenticate; the prompt becomes the status message."""
-
-    parts: tuple[Part, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Stream:
-    """Send each part of ``source`` as it comes, then complete."""
-
-    source: Iterable[Any]
-    artifact_name: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """Fail the task with status message "Error: <reason>"."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """Refuse the task; the parts explain why."""
-
-    parts: tuple[Part, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Working:
-    """Leave the task WORKING, optionally with a fresh status text."""
-
-    text: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class MessageReply:
-    """Answer with a bare Message; no task is kept."""
-
-    parts: tuple[Part, ...]
-
-
-#: What handle_message answers besides a str or None: exactly these classes (closed).
-Outcome = (
-    Reply | InputRequired | AuthRequired | Stream | Failure | Rejected | Working | MessageReply
+from ._outcomes import (
+    AuthRequired,
+    Failure,
+    InputRequired,
+    MessageReply,
+    Outcome,
+    PartLike,
+    Rejected,
+    Reply,
+    Stream,
+    Working,
+    as_outcome,
+    auth_required,
+    error,
+    input_required,
+    message,
+    reject,
+    reply,
+    stream,
+    to_parts,
+    working,
 )
-_OUTCOME_TYPES = (
-    Reply, InputRequired, AuthRequired, Stream, Failure, Rejected, Working, MessageReply
-)
-
-
-def reply(*parts: PartLike, artifact_name: str | None = None) -> Reply:
-    """Complete the task with one artifact holding ``parts``."""
-    return Reply(_non_empty(parts, "reply"), artifact_name)
-
-
-def input_required(*parts: PartLike) -> InputRequired:
-    """Move the task to input-required with ``parts`` as the prompt."""
-    return InputRequired(_non_empty(parts, "input_required"))
-
-
-def auth_required(*parts: PartLike) -> AuthRequired:
-    """Move the task to auth-required with ``parts`` as the prompt."""
-    return AuthRequired(_non_empty(parts, "auth_required"))
-
-
-def stream(source: Iterable[Any], *, artifact_name: str | None = None) -> Stream:
-    """Stream the parts ``source`` yields (str or Part) as chunks of one artifact."""
-    return Stream(source, artifact_name)
-
-
-def error(reason: object) -> Failure:
-    """Fail the task; ``reason`` is shown to the caller as "Error: <reason>"."""
-    return Failure(str(reason))
-
-
-def reject(*parts: PartLike) -> Rejected:
-    """Reject the task, explaining why in ``parts``."""
-    return Rejected(_non_empty(parts, "reject"))
-
-
-def working(text: str | None = None) -> Working:
-    """Keep the task WORKING; a blocking send returns it at once."""
-    return Working(text)
-
-
-def message(*parts: PartLike) -> MessageReply:
-    """Reply with a bare Message instead of a task."""
-    return MessageReply(_non_empty(parts, "message"))
-
-
-def as_outcome(value: object) -> Outcome | None:
-    """Normalise what handle_message returned: str means reply; None is kept as None."""
-    if value is None or isinstance(value, _OUTCOME_TYPES):
-        return value
-    if isinstance(value, str):
-        return Reply((TextPart(text=value),))
-    raise TypeError(
-        f"handle_message returned {type(value).__name__}; return an outcome such as reply(...)"
-    )
-
 
 # -- the context -----------------------------------------------------------------------
 
