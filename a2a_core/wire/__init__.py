@@ -18,18 +18,18 @@ Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._limits`
 (the caps on what a client sends, applied to requests only), :mod:`._json`
 (timestamps, base64, omitted members), :mod:`._enums` (state and role
 spellings), :mod:`._fields` (the path-tracking reader), :mod:`._decode` and
-:mod:`._decode_requests` (the tolerant decoders), :mod:`._encode` (the
-:class:`~._encode.Dialect` and the writers both versions share), :mod:`.v0_3`
-and :mod:`.v1_0` (what each version writes its own way).
+:mod:`._decode_requests` (the tolerant decoders), :mod:`._error_decode` (error
+objects read back), :mod:`._encode` (the :class:`~._encode.Dialect` and the
+writers both versions share), :mod:`.v0_3` and :mod:`.v1_0` (what each version
+writes its own way).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar, cast, overload
 
-from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError, error_from_code
+from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError
 from ..methods import Operation
 from ..models import (
     AgentCard,
@@ -62,6 +62,7 @@ from ._decode_requests import (
     decode_list_push_configs_response,
     decode_list_tasks_response,
 )
+from ._error_decode import decode_error
 from ._limits import check_request_limits
 from .card import decode_card, encode_card
 
@@ -344,61 +345,3 @@ def decode_result(op: Operation, data: Any, version: str) -> Any:
 def encode_error(err: RPCError, version: str) -> dict[str, Any]:
     """The JSON-RPC ``error`` member: 0.3 free-form ``data``, 1.0 ErrorInfo/BadRequest details."""
     return _dialect(version).error(err)
-
-
-def decode_error(data: Any) -> RPCError:
-    """The registered error class for ``code``; a malformed error object is the agent's fault.
-
-    Returned, not raised, so the caller writes ``raise decode_error(body["error"])``.
-    1.0 details are unpacked: ErrorInfo ``metadata`` -> ``metadata`` (its
-    ``data`` key back to ``data``), BadRequest -> ``field_violations``.
-    Other ``data`` is kept as is.
-    """
-    code = data.get("code") if isinstance(data, Mapping) else None
-    if not isinstance(code, int) or isinstance(code, bool):
-        return InvalidAgentResponseError("malformed JSON-RPC error object", data)
-    message = data.get("message")
-    detail = data.get("data")
-    error = error_from_code(code, message if isinstance(message, str) else None, detail)
-    if _is_any_list(detail):
-        _unpack_details(error, detail)
-    return error
-
-
-def _is_any_list(value: Any) -> bool:
-    """A 1.0 ``data``: a non-empty list of ``google.protobuf.Any`` objects."""
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(isinstance(item, Mapping) and isinstance(item.get("@type"), str) for item in value)
-    )
-
-
-def _unpack_details(error: RPCError, details: list[Mapping[str, Any]]) -> None:
-    """Move ErrorInfo/BadRequest into the error's fields; keep unknown details as ``data``."""
-    others = []
-    error.data = None
-    for item in details:
-        if item["@type"] == v1_0.ERROR_INFO_TYPE and isinstance(item.get("metadata", {}), Mapping):
-            metadata = {str(k): str(v) for k, v in (item.get("metadata") or {}).items()}
-            if v1_0.DATA_METADATA_KEY in metadata:
-                error.data = _loads(metadata.pop(v1_0.DATA_METADATA_KEY))
-            error.metadata = metadata
-        elif item["@type"] == v1_0.BAD_REQUEST_TYPE:
-            error.field_violations = {
-                str(v.get("field", "")): str(v.get("description", ""))
-                for v in item.get("fieldViolations") or []
-                if isinstance(v, Mapping)
-            }
-        else:
-            others.append(item)
-    if others and error.data is None:
-        error.data = others
-
-
-def _loads(text: str) -> Any:
-    """The JSON-encoded ``data`` we put in ErrorInfo; a peer's plain string stays a string."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
