@@ -105,10 +105,9 @@ class _Call:
         self.exhausted = False
         self.raised = False
         self.stream_end: str | None = None
+        method = environ.get("REQUEST_METHOD", "GET")
         self.span = None if otel is None else otel.start(
-            f"A2A {environ.get('REQUEST_METHOD', 'GET')}", otel.SERVER,
-            {"http.request.method": environ.get("REQUEST_METHOD", "GET"),
-             "url.path": _clean(_path(environ))},
+            f"A2A {method}", otel.SERVER, {"http.request.method": method},
             incoming=self.incoming, tracestate=environ.get("HTTP_TRACESTATE"))
         self._done = False
 
@@ -140,16 +139,21 @@ class _Call:
         status = self.status if self.status is not None else 500
         level = logging.WARNING if status >= 500 or exception is not None else logging.INFO
         logged = log.isEnabledFor(level)
-        if not logged and otel is None:
-            return
-        fields = self._fields(status, seconds, exception)
-        if logged:
+        recording = self.span is not None and self.span.is_recording()
+        fields = self._fields(status, seconds, exception) if logged or recording else None
+        if logged and fields is not None:
             log.log(level, "%s", _message(fields), extra=fields)
-        if otel is not None:
-            if self.streaming:
-                otel.open_streams.add(-1)
-            if self.span is not None:
-                self._end_span(fields, seconds, exception)
+        if otel is None:
+            return
+        if self.streaming:
+            otel.open_streams.add(-1)
+        metric = _metric_attributes(self.record, status, exception)
+        otel.requests.add(1, metric)
+        otel.durations.record(seconds, metric)
+        if fields is not None and recording:
+            self._end_span(fields, exception)
+        elif self.span is not None:
+            self.span.end()  # a no-op span (no SDK): nothing to describe
 
     def _fields(self, status: int, seconds: float,
                 exception: BaseException | None) -> dict[str, Any]:
@@ -181,18 +185,13 @@ class _Call:
             "remote_addr": environ.get("REMOTE_ADDR"),
         }
 
-    def _end_span(self, fields: dict[str, Any], seconds: float,
-                  exception: BaseException | None) -> None:
+    def _end_span(self, fields: dict[str, Any], exception: BaseException | None) -> None:
         assert self.span is not None
-        attributes = _span_attributes(fields)
         name = fields["operation"] or ("agent card" if fields["binding"] == CARD else None)
         if name is not None:
             self.span.update_name(f"A2A {name}")
         error = _error_description(fields, exception)
-        otel.end(self.span, attributes, error=error, exception=exception)
-        metric = {k: v for k, v in attributes.items() if k in _METRIC_ATTRIBUTES}
-        otel.requests.add(1, metric)
-        otel.durations.record(seconds, metric)
+        otel.end(self.span, _span_attributes(fields), error=error, exception=exception)
 
 
 class _ObservedBody:
@@ -257,10 +256,14 @@ def _stream_end(call: _Call) -> str:
     return "ended" if call.exhausted else "closed"
 
 
-#: Span attributes that also label the request metrics (bounded sets of values).
-_METRIC_ATTRIBUTES = frozenset({
-    "a2a.operation", "a2a.binding", "a2a.version", "http.response.status_code", "error.type",
-})
+def _metric_attributes(record: CallRecord, status: int,
+                       exception: BaseException | None) -> dict[str, Any]:
+    """The request metrics' labels: bounded sets of values only (no ids)."""
+    error = record.error_reason or (type(exception).__name__ if exception else None)
+    labels = {"a2a.operation": record.operation, "a2a.binding": record.binding,
+              "a2a.version": record.version, "http.response.status_code": status,
+              "error.type": error}
+    return {k: v for k, v in labels.items() if v is not None}
 
 
 def _span_attributes(fields: dict[str, Any]) -> dict[str, Any]:
@@ -272,6 +275,8 @@ def _span_attributes(fields: dict[str, Any]) -> dict[str, Any]:
         "a2a.context_id": fields["context_id"],
         "a2a.caller": fields["caller"],
         "a2a.request_id": fields["request_id"],
+        "http.request.method": fields["http_method"],
+        "url.path": fields["path"],
         "http.response.status_code": fields["http_status"],
         "a2a.error.code": fields["error_code"],
         "error.type": fields["error_reason"] or fields["exception"],

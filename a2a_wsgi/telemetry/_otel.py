@@ -66,10 +66,11 @@ push_failures = meter.create_counter(
     description="Webhook POST attempts that failed, by HTTP status or error")
 
 
-def _parent(incoming: TraceParent | None, tracestate: str | None) -> context.Context | None:
+def _parent(current: Span, incoming: TraceParent | None,
+            tracestate: str | None) -> context.Context | None:
     """The context a span starts in: the current span if there is one (an outer
     instrumentation already read the headers), else the caller's ``traceparent``."""
-    if trace.get_current_span().get_span_context().is_valid or incoming is None:
+    if incoming is None or current.get_span_context().is_valid:
         return None
     state = TraceState.from_header([tracestate]) if tracestate else None
     remote = SpanContext(int(incoming.trace_id, 16), int(incoming.span_id, 16), is_remote=True,
@@ -84,8 +85,9 @@ def start(name: str, kind: SpanKind, attributes: Attributes, *,
     A server span started inside another server span (an instrumented
     framework around the app) is made INTERNAL: one SERVER span per request.
     """
-    parent = _parent(incoming, tracestate)
-    if kind is SpanKind.SERVER and parent is None and trace.get_current_span().is_recording():
+    current = trace.get_current_span()
+    parent = _parent(current, incoming, tracestate)
+    if kind is SpanKind.SERVER and parent is None and current.is_recording():
         kind = SpanKind.INTERNAL
     return tracer.start_span(name, context=parent, kind=kind, attributes=attributes)
 

@@ -1,5 +1,6 @@
 """Without opentelemetry nothing of it is imported, and the log lines and the caller's
-trace context still work (a fresh interpreter in which ``opentelemetry`` cannot be imported)."""
+trace context still work (a fresh interpreter in which ``opentelemetry`` cannot be imported);
+with the API but no SDK, spans are no-ops that still carry the caller's context."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -16,11 +19,12 @@ TRACEPARENT = f"00-{TRACE}-00f067aa0ba902b7-01"
 
 SCRIPT = r'''
 import importlib.abc, json, logging, sys, threading, time
+BLOCKED = sys.argv[2]
 from werkzeug.serving import make_server
 
 class NoOtel(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name == "opentelemetry" or name.startswith("opentelemetry."):
+        if name == BLOCKED or name.startswith(BLOCKED + "."):
             raise ImportError(f"{name} is not installed here")
         return None
 
@@ -74,14 +78,20 @@ print(json.dumps({"enabled": OTEL_ENABLED, "hooks": hooks, "seen": seen, "lines"
 '''
 
 
-def test_without_opentelemetry_the_lines_and_the_callers_trace_still_work() -> None:
+@pytest.mark.parametrize("blocked", ["opentelemetry", "opentelemetry.sdk"])
+def test_without_opentelemetry_the_lines_and_the_callers_trace_still_work(blocked: str) -> None:
     paths = [str(HERE), str(ROOT)]
-    done = subprocess.run([sys.executable, "-c", SCRIPT, TRACEPARENT], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", SCRIPT, TRACEPARENT, blocked],
+                          capture_output=True,
                           text=True, timeout=60, cwd=ROOT,
                           env={"PYTHONPATH": ":".join(paths), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout.strip().splitlines()[-1])
-    assert found["enabled"] is False and found["imported"] == []
+    if blocked == "opentelemetry":
+        assert found["enabled"] is False and found["imported"] == []
+    else:  # the API alone: no-op spans
+        assert found["enabled"] is True and "opentelemetry.trace" in found["imported"]
+        assert not any(m.startswith("opentelemetry.sdk") for m in found["imported"])
     # The agent, on the pool, works in the caller's trace; each webhook POST carries it.
     assert found["seen"] == [TRACEPARENT, None]
     assert len(found["hooks"]) >= 3 and set(found["hooks"]) == {TRACEPARENT}
