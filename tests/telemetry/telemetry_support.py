@@ -1,4 +1,4 @@
-"""What the telemetry tests share: the OpenTelemetry SDK in memory, and an observed A2AApp.
+"""What the telemetry tests share: the OpenTelemetry SDK in memory, and a served A2AApp.
 
 The SDK's providers are global and can be set once per process, so they are
 set here on first import and kept; a span processor records only while a
@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from observed_app import observed
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -26,7 +25,7 @@ from a2a_wsgi.serve import ServerHandle, serve
 from a2a_wsgi.telemetry import ACCESS_LOGGER
 
 __all__ = ["READER", "SPANS", "access_lines", "captured_spans", "metric_points", "metric_total",
-           "observed", "serving", "texts_of", "wait_until"]
+           "serving", "texts_of", "wait_until"]
 
 
 class _Capture(SpanProcessor):
@@ -88,9 +87,10 @@ def metric_total(name: str, **attributes: Any) -> float:
 
 @contextmanager
 def serving(app: A2AApp) -> Iterator[ServerHandle]:
-    """``app``, observed, on an ephemeral loopback port; stopped and closed afterwards."""
+    """``app`` (which observes its requests) on an ephemeral loopback port; stopped and
+    closed afterwards."""
     app.start()
-    handle = serve(observed(app), "127.0.0.1:0")
+    handle = serve(app, "127.0.0.1:0")
     try:
         yield handle
     finally:

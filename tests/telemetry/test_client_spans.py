@@ -1,4 +1,4 @@
-"""The client's spans and the traceparent it sends, against a served, observed app."""
+"""The client's spans and the traceparent it sends, against a served app."""
 
 from __future__ import annotations
 

@@ -31,7 +31,6 @@ class NoOtel(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, NoOtel())
 
 import requests
-from observed_app import observed
 from a2a_client import A2AClient
 from a2a_wsgi import A2AApp, Agent, reply, serve
 from a2a_wsgi.push import PushSettings, UrlPolicy
@@ -60,7 +59,7 @@ def agent(msg, ctx):
 app = A2AApp(Agent.from_function(agent, name="Plain"), push=PushSettings(
     policy=UrlPolicy.allowing_loopback(), poll_interval=0.05))
 app.start()
-server = serve(observed(app))
+server = serve(app)
 body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {
     "message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
     "configuration": {"returnImmediately": True, "taskPushNotificationConfig": {
