@@ -13,6 +13,7 @@ first; this module never reads ``X-Forwarded-*`` itself.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Collection, Mapping
 from typing import Any
@@ -63,17 +64,37 @@ def request_base_url(environ: Mapping[str, Any], trusted: tuple[str, ...]) -> st
 
     ``trusted`` entries match a host exactly, ``".example.com"`` matches the
     domain and its subdomains, and ``"*"`` matches any host (only sensible
-    behind a proxy that sets Host itself).
+    behind a proxy that sets Host itself). The answer depends only on a few
+    environ values, so it is remembered for the last few hundred of them (the
+    card is the hot path, and clients send the same Host again and again).
     """
+    url, host = _base_url(
+        str(environ.get("wsgi.url_scheme") or ""), environ.get("HTTP_HOST"),
+        environ.get("SERVER_NAME"), environ.get("SERVER_PORT"),
+        str(environ.get("SCRIPT_NAME") or ""), trusted)
+    if url is None:
+        raise UntrustedHostError(host)
+    return url
+
+
+@functools.lru_cache(maxsize=256)
+def _base_url(scheme: str, host_header: str | None, server_name: str | None,
+              server_port: str | None, script_name: str,
+              trusted: tuple[str, ...]) -> tuple[str | None, str]:
+    """(the URL, or None when untrusted; the host to name in the error)."""
+    environ: dict[str, Any] = {"wsgi.url_scheme": scheme}
+    for key, value in (("HTTP_HOST", host_header), ("SERVER_NAME", server_name),
+                       ("SERVER_PORT", server_port)):
+        if value is not None:
+            environ[key] = value
     try:
-        host = get_host(dict(environ))  # validates the characters, drops :80 / :443
-    except (SecurityError, KeyError):  # bad characters; an environ with no url scheme
+        host = get_host(environ) if scheme else ""  # validates, drops :80 / :443
+    except (SecurityError, KeyError):  # bad characters; no server address either
         host = ""
     if not host or not _is_trusted(_hostname(host), trusted):
-        raise UntrustedHostError(str(environ.get("HTTP_HOST") or host))
-    scheme = str(environ.get("wsgi.url_scheme") or "http")
-    mount = quote(str(environ.get("SCRIPT_NAME") or "").rstrip("/"))
-    return f"{scheme}://{host}{mount}/"
+        return None, str(host_header or host)
+    mount = quote(script_name.rstrip("/"))
+    return f"{scheme}://{host}{mount}/", host
 
 
 def _hostname(host: str) -> str:
