@@ -18,14 +18,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from a2a_core.errors import InvalidParamsError, RemoteProtocolError
-from a2a_core.extensions import format_extensions_header, parse_extensions_header
 from a2a_core.jsonrpc import RPCResponse, parse_response
 from a2a_core.methods import Operation
 from a2a_core.models import StreamEvent
 from a2a_core.wire import decode_error, decode_result, decode_stream_event, encode_params
 
 from .cards import Endpoint
-from .channel import AUTH_STATUSES
+from .channel import AUTH_STATUSES, echoed, extension_headers
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
@@ -71,12 +70,7 @@ class RPCChannel:
     def headers(self, version: str, accept: str) -> dict[str, str]:
         """Protocol headers: version, extensions (both spellings for 0.3), content types."""
         headers = {"Content-Type": "application/json", "Accept": accept, "A2A-Version": version}
-        if self.extensions:
-            value = format_extensions_header(self.extensions)
-            headers["A2A-Extensions"] = value
-            if version == "0.3":
-                headers["X-A2A-Extensions"] = value
-        return headers
+        return {**headers, **extension_headers(self.extensions, version)}
 
     def call(
         self,
@@ -145,9 +139,7 @@ class RPCChannel:
 
     def _note_echo(self, reply: Reply) -> None:
         """Keep what the server said about version and extensions."""
-        spellings = (reply.headers.get("A2A-Extensions"), reply.headers.get("X-A2A-Extensions"))
-        activated = parse_extensions_header([v for v in spellings if v])
-        version = reply.headers.get("A2A-Version")
+        version, activated = echoed(reply)
         with self._lock:
             self.server_version = version
             self.activated_extensions = activated
