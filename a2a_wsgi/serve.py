@@ -219,11 +219,9 @@ def hook_gunicorn_worker() -> bool:
     A worker loads the app after installing its signal handlers, so the app can
     chain onto them; anywhere else (tests, werkzeug, a gunicorn master) nothing changes.
     """
-    handler = signal.getsignal(signal.SIGTERM)
-    owner = getattr(handler, "__self__", None)
-    if isinstance(handler, _StopStreamsThenChain):
+    if isinstance(signal.getsignal(signal.SIGTERM), _StopStreamsThenChain):
         return True
-    if owner is None or not type(owner).__module__.startswith("gunicorn.workers"):
+    if _gunicorn_worker() is None:
         return False
     return stop_streams_on_sigterm()
 
@@ -235,13 +233,19 @@ def gunicorn_worker_config() -> Any:
     installs it before loading the app), so an app can size itself for its
     server when it is created or first called.
     """
+    return getattr(_gunicorn_worker(), "cfg", None)
+
+
+def _gunicorn_worker() -> Any:
+    """The gunicorn worker object owning this process's SIGTERM handler (ours chained onto
+    it, or its own); None outside a worker."""
     handler = signal.getsignal(signal.SIGTERM)
     if isinstance(handler, _StopStreamsThenChain):
         handler = handler.previous
     owner = getattr(handler, "__self__", None)
     if owner is None or not type(owner).__module__.startswith("gunicorn.workers"):
         return None
-    return getattr(owner, "cfg", None)
+    return owner
 
 
 def gunicorn_worker_count() -> int | None:
