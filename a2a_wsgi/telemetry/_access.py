@@ -105,8 +105,10 @@ class _Call:
         self.exhausted = False
         self.raised = False
         self.stream_end: str | None = None
+        #: Whether an OpenTelemetry SDK listens: without one, no span and no metrics.
+        self.metered = otel is not None and otel.listening()
         method = environ.get("REQUEST_METHOD", "GET")
-        self.span = None if otel is None else otel.start(
+        self.span = None if not self.metered else otel.start(
             f"A2A {method}", otel.SERVER, {"http.request.method": method},
             incoming=self.incoming, tracestate=environ.get("HTTP_TRACESTATE"))
         self._done = False
@@ -143,7 +145,7 @@ class _Call:
         fields = self._fields(status, seconds, exception) if logged or recording else None
         if logged and fields is not None:
             log.log(level, "%s", _message(fields), extra=fields)
-        if otel is None:
+        if not self.metered:
             return
         if self.streaming:
             otel.open_streams.add(-1)
@@ -206,7 +208,7 @@ class _ObservedBody:
         self._chunks: Iterator[bytes] = iter(body)
         self._call = call
         call.streaming = True
-        if otel is not None:
+        if call.metered:
             otel.open_streams.add(1)
 
     def __iter__(self) -> _ObservedBody:

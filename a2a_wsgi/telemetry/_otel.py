@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry import context, metrics, trace
+from opentelemetry.metrics._internal import _ProxyMeterProvider
 from opentelemetry.trace import (
     NonRecordingSpan,
     Span,
@@ -28,6 +29,7 @@ from a2a_core.observe import TraceParent
 
 __all__ = [
     "Attributes",
+    "listening",
     "Span",
     "Token",
     "activate",
@@ -64,6 +66,17 @@ push_attempts = meter.create_counter(
 push_failures = meter.create_counter(
     "a2a.push.delivery.failures", unit="{attempt}",
     description="Webhook POST attempts that failed, by HTTP status or error")
+
+
+def listening() -> bool:
+    """Whether an OpenTelemetry SDK is set up (a tracer or meter provider of its own).
+
+    Without one every span is a no-op and every instrument discards what it
+    is given, so a request need not build them (checked per request: an
+    application may set its providers at any time).
+    """
+    return not (isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+                and isinstance(metrics.get_meter_provider(), _ProxyMeterProvider))
 
 
 def _parent(current: Span, incoming: TraceParent | None,
