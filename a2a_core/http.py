@@ -15,7 +15,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .observe import CallRecord
 
-__all__ = ["Headers", "HttpRequest", "HttpResponse"]
+__all__ = ["Headers", "HttpRequest", "HttpResponse", "is_simple_request_type"]
+
+#: Request media types a browser sends cross-origin without a CORS preflight ("simple
+#: requests"); A2A requires JSON, so a call in one of them can only be a confused or
+#: hostile page.
+_SIMPLE_REQUEST_TYPES = frozenset(
+    {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
+)
+
+
+def is_simple_request_type(content_type: str | None) -> bool:
+    """Whether ``Content-Type`` (``Text/Plain; charset=utf-8`` and the like) is one a
+    browser sends cross-origin without asking first; both bindings refuse those."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    return media in _SIMPLE_REQUEST_TYPES
 
 
 class Headers:

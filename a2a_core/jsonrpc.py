@@ -76,11 +76,6 @@ _MAX_INT_ID: int = 10**MAX_ID_LENGTH - 1
 #: What a JSON-RPC id may be (``None`` for ``null``).
 RequestId = str | int | None
 
-#: The strict JSON reader, by the names the REST binding imports it under.
-_loads = strict_loads
-_StrictJSONError = StrictJSONError
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RPCRequest:
     """One parsed request. ``params`` is ``None`` when the member was absent."""
@@ -151,8 +146,8 @@ def parse_request(
     :raises InvalidParamsError: ``params`` is an array.
     """
     try:
-        value = _loads(body, max_depth)
-    except _StrictJSONError as exc:
+        value = strict_loads(body, max_depth)
+    except StrictJSONError as exc:
         _fail(ParseError(f"Invalid JSON payload: {exc}"))
     return _request_from_value(value, allow_notifications)
 
@@ -249,8 +244,8 @@ def parse_response(
         value: Any = dict(body)
     else:
         try:
-            value = _loads(body, max_depth)
-        except _StrictJSONError as exc:
+            value = strict_loads(body, max_depth)
+        except StrictJSONError as exc:
             raise RemoteProtocolError(f"response is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
         raise RemoteProtocolError("a JSON-RPC response must be a JSON object")

@@ -83,7 +83,7 @@ class Operations:
         self.authorize_task = authorize_task
         self.max_parts = max_parts
         self._card_document = card_document
-        #: Signs the extended card as encoded for the caller (None: unsigned).
+        #: Asks ``authorize_task`` whether the caller may act on a task, or see it in a list.
         self._authorizer = TaskAuthorizer(authorize_task)
         self._handlers: dict[Operation, _Handler] = {
             Operation.SEND_MESSAGE: self._send_message,

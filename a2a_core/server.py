@@ -31,7 +31,7 @@ from typing import Any
 from .calls import CallPipeline, StreamAdmission
 from .card_endpoint import CardEndpoint
 from .extensions import Extension
-from .http import HttpRequest, HttpResponse
+from .http import HttpRequest, HttpResponse, is_simple_request_type
 from .jsonrpc_binding import JsonRpcBinding
 from .models import AgentCard
 from .operations import Operations
@@ -53,11 +53,6 @@ DEFAULT_AGENT_CARD_PATH = ".well-known/agent-card.json"
 DEFAULT_REST_PATH = "rest"
 #: Parts in one message; more is refused with -32602 before the agent runs.
 DEFAULT_MAX_PARTS = MAX_PARTS
-#: Request media types a browser sends cross-origin without a CORS preflight ("simple
-#: requests"); A2A requires application/json, so these can only be a confused or hostile peer.
-_SIMPLE_REQUEST_TYPES = frozenset(
-    {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
-)
 #: The interface bindings a card lists, in this order unless the deployment says otherwise.
 DEFAULT_BINDINGS = ("JSONRPC", "HTTP+JSON")
 
@@ -147,7 +142,7 @@ class Dispatcher:
             return _plain(405, "Method Not Allowed", [("Allow", "GET")])
         if path == self.rpc_path:
             if request.method == "POST":
-                if _media_type(request.headers.get("Content-Type")) in _SIMPLE_REQUEST_TYPES:
+                if is_simple_request_type(request.headers.get("Content-Type")):
                     return _plain(
                         415,
                         "Unsupported Media Type: send JSON-RPC as application/json",
@@ -172,11 +167,6 @@ class Dispatcher:
     def card_response(self, request: HttpRequest, *, base_url: str | None = None) -> HttpResponse:
         """The card with its validators; 304 when the client's copy is current."""
         return self.card.response(request, base_url or self.base_url)
-
-
-def _media_type(content_type: str | None) -> str:
-    """``Text/Plain; charset=utf-8`` -> ``text/plain``; "" when absent."""
-    return (content_type or "").split(";", 1)[0].strip().lower()
 
 
 def _plain(status: int, text: str, extra: Sequence[tuple[str, str]] = ()) -> HttpResponse:

@@ -5,10 +5,11 @@ wire versions; an :class:`A2AService` (the WSGI server's runtime, or a test
 double that is a real implementation) only sees typed requests and returns
 typed results. It never sees a method name, a version or a JSON shape.
 
-Authorization is decided by the dispatcher (it fetches the task with
-:meth:`A2AService.get_task`, asks the ``authorize_task`` callback, then calls
-the operation), so a service need not repeat it; it still receives the
-caller's identity in :class:`CallContext` to scope what it stores.
+Authorization is decided by :class:`~a2a_core.operations.Operations` (it
+fetches the task with :meth:`A2AService.get_task`, asks the ``authorize_task``
+callback, then calls the operation), so a service need not repeat it; it
+still receives the caller's identity in :class:`CallContext` to scope what it
+stores.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class A2AService(Protocol):
     """
 
     def agent_card(self) -> AgentCard:
-        """The public card; endpoints are filled in by the dispatcher when empty."""
+        """The public card; the card endpoint fills in its interfaces when empty."""
         ...
 
     def extended_agent_card(self, ctx: CallContext) -> AgentCard:
@@ -122,11 +123,11 @@ class A2AService(Protocol):
         ...
 
     def get_task(self, task_id: str, ctx: CallContext) -> Task:
-        """The full task (the dispatcher trims history); TaskNotFoundError if unknown."""
+        """The full task (Operations trims its history); TaskNotFoundError if unknown."""
         ...
 
     def list_tasks(self, request: ListTasksRequest, ctx: CallContext) -> ListTasksResponse:
-        """Filtered, newest first, paged. History/artifact trimming is the dispatcher's."""
+        """Filtered, newest first, paged; Operations trims history and artifacts."""
         ...
 
     def cancel_task(self, request: CancelTaskRequest, ctx: CallContext) -> Task:

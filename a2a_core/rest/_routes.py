@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._strict_json import StrictJSONError, strict_loads
 from ..errors import (
     InvalidParamsError,
     InvalidRequestError,
@@ -34,18 +35,14 @@ from ..errors import (
     ParseError,
     RPCError,
 )
-from ..jsonrpc import DEFAULT_MAX_DEPTH, _loads, _StrictJSONError
+from ..http import is_simple_request_type
+from ..jsonrpc import DEFAULT_MAX_DEPTH
 from ..methods import STREAMING_OPERATIONS, Operation
 from ..wire._enums import STATE_1_0
 from ._table import PATTERNS, VERBS, QueryKind, RestRoute, variable
 
 __all__ = ["RestCall", "RestError", "parse_json", "route"]
 
-#: Request media types a browser sends cross-origin without a CORS preflight; a REST
-#: call (as a JSON-RPC one) in one of them can only be a confused or hostile page.
-_SIMPLE_REQUEST_TYPES = frozenset(
-    {"text/plain", "application/x-www-form-urlencoded", "multipart/form-data"}
-)
 _INTEGER = re.compile(r"-?\d{1,20}")
 #: The 1.0 TaskState names a ``status`` filter may carry.
 _STATE_NAMES = frozenset(STATE_1_0.values())
@@ -175,7 +172,7 @@ def _params(
     max_depth: int,
 ) -> dict[str, Any]:
     """The 1.0 params: path variables plus the body or the query, per the route."""
-    if chosen.method == "POST" and _media_type(content_type) in _SIMPLE_REQUEST_TYPES:
+    if chosen.method == "POST" and is_simple_request_type(content_type):
         err = InvalidRequestError(
             "Unsupported Media Type: send application/a2a+json or application/json"
         )
@@ -188,19 +185,14 @@ def _params(
     return {**_query_params(chosen.query, query), **bound}
 
 
-def _media_type(content_type: str | None) -> str:
-    """``Text/Plain; charset=utf-8`` -> ``text/plain``; "" when absent."""
-    return (content_type or "").split(";", 1)[0].strip().lower()
-
-
 def parse_json(body: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """A strict JSON text under the JSON-RPC parser's rules (I-JSON, depth limit).
 
     :raises ParseError: naming the flaw, in our words.
     """
     try:
-        return _loads(body, max_depth)
-    except _StrictJSONError as exc:
+        return strict_loads(body, max_depth)
+    except StrictJSONError as exc:
         raise ParseError(f"Invalid JSON payload: {exc}") from None
 
 
