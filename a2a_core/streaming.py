@@ -5,7 +5,7 @@ the request's id (and an ``id:`` line when the item carries an event id);
 heartbeats become comments; an error the stream raises ends it with one event
 holding the JSON-RPC error. Closing the result stops the producer. Errors
 known before the stream starts are not framed here: they are plain JSON-RPC
-responses, and :func:`started` lets the call pipeline learn a stream's own early
+responses, and :func:`started` lets Operations learn a stream's own early
 error while it can still answer that way.
 """
 
