@@ -45,6 +45,7 @@ from ._cli_exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from ._cli_exits import EXIT_TASK_FAILED as EXIT_TASK_FAILED
 from ._cli_output import Output, show_result, state_name, stream_events
 from ._cli_parser import build_parser
+from ._cli_signals import stop_on_signals
 from .client import A2AClient
 from .errors import HTTPStatusError, TransportError, WaitTimeout
 
@@ -127,7 +128,13 @@ def _fail(out: Output, code: int, message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``a2a`` console script; returns the exit code."""
+    """Entry point of the ``a2a`` console script; returns the exit code.
+
+    Run as the script (``argv`` None), Ctrl-C and SIGTERM stop it even when it was
+    started with SIGINT ignored; a caller passing ``argv`` keeps its own handlers.
+    """
+    if argv is None:
+        stop_on_signals()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
         from a2a_wsgi.cli import serve_main  # lazy: the client does not need the server
