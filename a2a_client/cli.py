@@ -27,26 +27,17 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from a2a_core.errors import RemoteProtocolError, RPCError
+from a2a_core.errors import A2AError
 from a2a_core.wire import encode
 
-from ._cli_exits import (
-    EXIT_CODES,
-    EXIT_CTRL_C,
-    EXIT_HTTP_STATUS,
-    EXIT_OK,
-    EXIT_PROTOCOL,
-    EXIT_RPC_ERROR,
-    EXIT_TRANSPORT,
-    EXIT_USAGE,
-    EXIT_WAIT_TIMEOUT,
-)
+from ._cli_exits import EXIT_CODES, EXIT_CTRL_C, EXIT_OK, EXIT_USAGE
 from ._cli_exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from ._cli_exits import EXIT_TASK_FAILED as EXIT_TASK_FAILED
+from ._cli_failures import describe_failure, url_problem
 from ._cli_output import Output, show_result, state_name, stream_events
 from ._cli_parser import build_parser
+from ._cli_signals import stop_on_signals
 from .client import A2AClient
-from .errors import HTTPStatusError, TransportError, WaitTimeout
 
 __all__ = ["main", "EXIT_CODES"]
 
@@ -96,7 +87,10 @@ _COMMANDS: dict[str, Callable[[A2AClient, argparse.Namespace, Output], int]] = {
 
 
 def _run(args: argparse.Namespace, out: Output) -> int:
-    """Run one command, turning each failure kind into its exit code (message on stderr)."""
+    """Run one command, turning each failure kind into its exit code and one stderr line."""
+    problem = url_problem(args.url)
+    if problem is not None:
+        return _fail(out, EXIT_USAGE, problem)
     try:
         with A2AClient(
             args.url,
@@ -107,18 +101,13 @@ def _run(args: argparse.Namespace, out: Output) -> int:
             auth=args.token,
         ) as client:
             return _COMMANDS[args.command](client, args, out)
-    except WaitTimeout as exc:
-        return _fail(out, EXIT_WAIT_TIMEOUT, str(exc))
-    except RPCError as exc:
-        return _fail(out, EXIT_RPC_ERROR, f"error {exc.code}: {exc.message}")
-    except HTTPStatusError as exc:
-        return _fail(out, EXIT_HTTP_STATUS, str(exc))
-    except TransportError as exc:
-        return _fail(out, EXIT_TRANSPORT, f"{type(exc).__name__}: {exc}")
-    except RemoteProtocolError as exc:
-        return _fail(out, EXIT_PROTOCOL, f"invalid answer: {exc}")
-    except ValueError as exc:
-        return _fail(out, EXIT_USAGE, str(exc))
+    except (A2AError, ValueError) as exc:
+        known = describe_failure(exc, args.url, args.timeout)
+        if known is not None:
+            return _fail(out, *known)
+        if isinstance(exc, ValueError):
+            return _fail(out, EXIT_USAGE, str(exc))
+        raise
 
 
 def _fail(out: Output, code: int, message: str) -> int:
@@ -127,7 +116,13 @@ def _fail(out: Output, code: int, message: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``a2a`` console script; returns the exit code."""
+    """Entry point of the ``a2a`` console script; returns the exit code.
+
+    Run as the script (``argv`` None), Ctrl-C and SIGTERM stop it even when it was
+    started with SIGINT ignored; a caller passing ``argv`` keeps its own handlers.
+    """
+    if argv is None:
+        stop_on_signals()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["serve"]:
         from a2a_wsgi.cli import serve_main  # lazy: the client does not need the server

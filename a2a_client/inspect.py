@@ -33,6 +33,7 @@ import webbrowser
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from ._cli_signals import stop_on_signals
 from ._inspect_proxy import CONNECT_TIMEOUT as CONNECT_TIMEOUT
 from ._inspect_proxy import DEFAULT_TIMEOUT, InspectProxy
 from ._inspect_proxy import MAX_BODY as MAX_BODY
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``a2a inspect``: serve until Ctrl-C; returns the exit code."""
+    """``a2a inspect``: serve until Ctrl-C or SIGTERM; returns the exit code."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
@@ -76,12 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("a2a inspect: --port must be 0-65535 and --timeout positive", file=sys.stderr)
         return 2
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    stop_on_signals()  # serves until stopped: a background job must still stop on a signal
     try:
         handle = start_inspector(args.url, port=args.port, timeout=args.timeout)
     except OSError as exc:
         print(f"a2a inspect: cannot listen on port {args.port}: {exc}", file=sys.stderr)
         return 5
-    print(f"A2A inspector for {args.url} at {handle.url} (Ctrl-C stops it)", flush=True)
+    print(f"A2A inspector for {args.url} at {handle.url} (Ctrl-C or SIGTERM stops it)", flush=True)
     if not args.no_open:
         webbrowser.open(handle.url)
     try:

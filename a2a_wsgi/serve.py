@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.util
 import resource
 import signal
+import sys
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from .concurrency import cooperative
 from .runtime._service import stop_all_streams
+from .stores.base import StoreOpenError
 
 __all__ = [
     "ServerHandle",
@@ -47,6 +49,8 @@ __all__ = [
     "gunicorn_worker_config",
 ]
 
+#: gunicorn's exit code for a worker whose app did not load: the master stops.
+_APP_LOAD_ERROR = 4
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}
 
 
@@ -302,7 +306,13 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
                     self.cfg.set(key, value)
 
         def load(self) -> Callable[..., Any]:
-            loaded: Callable[..., Any] = import_app(app) if isinstance(app, str) else app
+            try:
+                loaded: Callable[..., Any] = import_app(app) if isinstance(app, str) else app
+            except StoreOpenError as exc:
+                # One line, not a traceback per worker; gunicorn's "app failed to load"
+                # code makes the master stop instead of booting the worker again.
+                print(f"a2a serve: {exc}", file=sys.stderr, flush=True)
+                sys.exit(_APP_LOAD_ERROR)
             return loaded
 
     _Application().run()

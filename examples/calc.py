@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -54,6 +55,11 @@ app = A2AApp(CalcAgent(), base_url=os.environ.get("A2A_BASE_URL"))
 
 
 if __name__ == "__main__":
+    # The access and task lines (docs/telemetry.md) need a handler; werkzeug's own
+    # request line would repeat ours. Under gunicorn see examples/gunicorn_logging.py.
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s [%(process)d] [%(levelname)s] %(name)s: %(message)s")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     handle = serve(app, sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:8000")
     print(f"Calc Agent on {handle.url}/")
     try:

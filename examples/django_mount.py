@@ -1,5 +1,6 @@
 """An A2A agent mounted under ``/a2a`` beside a Django project, by plain WSGI composition.
 
+    .venv/bin/pip install -e '.[django]'             # once: the django extra
     gunicorn -k gthread examples.django_mount:application
 
 In a real project the settings live in settings.py and this wiring goes in

@@ -12,6 +12,7 @@ A2A_INSPECTOR=1 serves the inspector page at /inspector/ (to loopback clients).
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -40,6 +41,11 @@ app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL"),
 
 
 if __name__ == "__main__":
+    # The access and task lines (docs/telemetry.md) need a handler; werkzeug's own
+    # request line would repeat ours. Under gunicorn see examples/gunicorn_logging.py.
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s [%(process)d] [%(levelname)s] %(name)s: %(message)s")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     handle = serve(app, sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:8000")
     print(f"Echo Agent on {handle.url}/ (card: {handle.url}/.well-known/agent-card.json)")
     if app.settings.inspector:

@@ -1,5 +1,6 @@
 """An A2A agent mounted under ``/a2a`` beside a Flask site, by plain WSGI composition.
 
+    .venv/bin/pip install -e '.[flask]'             # once: the flask extra
     flask --app examples.flask_mount:flask_app run     # Flask alone
     gunicorn -k gthread examples.flask_mount:app        # Flask + the agent under /a2a
 

@@ -1,5 +1,6 @@
 """The echo agent behind bearer tokens, with an extended card and a signed card.
 
+    .venv/bin/pip install -e '.[signing]'       # once: signed cards need the signing extra
     SECURE_TOKENS=alice=tok-alice,bob=tok-bob python examples/secure.py [HOST:PORT]
     SECURE_TOKENS=... SECURE_SIGNING_KEY=card-key.pem A2A_BASE_URL=https://agents.example/ \\
         gunicorn -k gthread --threads 16 -w 4 examples.secure:app
@@ -90,9 +91,9 @@ def signing_key(path: str | None) -> SigningKey:
         with open(path, "rb") as pem:
             key = SigningKey.from_pem("card", pem.read())
     else:
+        key = SigningKey.generate("card", "ES256")
         log.warning("SECURE_SIGNING_KEY is not set: signing cards with a key generated now; "
                     "its signatures verify only against this process's JWKS")
-        key = SigningKey.generate("card", "ES256")
     return dataclasses.replace(key, kid=thumbprint(key))
 
 
@@ -111,6 +112,19 @@ def extended_card(ctx: CallContext) -> AgentCard:
     return dataclasses.replace(card, skills=[*card.skills, WHOAMI])
 
 
+#: What to do when the signing extra is missing (README's first install has no extras).
+MISSING_EXTRA = ("examples/secure.py signs its cards: install the signing extra: "
+                 ".venv/bin/pip install -e '.[signing]'")
+
+try:
+    card_key = signing_key(os.environ.get("SECURE_SIGNING_KEY"))
+except (ImportError, RuntimeError) as exc:
+    if not isinstance(exc, ImportError) and not isinstance(exc.__cause__, ImportError):
+        raise
+    if __name__ == "__main__":
+        raise SystemExit(MISSING_EXTRA) from None  # one line, no traceback
+    raise RuntimeError(MISSING_EXTRA) from exc
+
 tokens = TokenTable(os.environ.get("SECURE_TOKENS", ""))
 if not tokens:
     log.warning("SECURE_TOKENS is empty: every call but the card is refused")
@@ -118,10 +132,15 @@ if not tokens:
 app = A2AApp(SecureEchoAgent(), base_url=os.environ.get("A2A_BASE_URL"),
              auth=BearerAuthenticator(tokens.identity_of, description="A token from the operator"),
              extended_card=extended_card,
-             card_signing_keys=[signing_key(os.environ.get("SECURE_SIGNING_KEY"))])
+             card_signing_keys=[card_key])
 
 
 if __name__ == "__main__":
+    # The access and task lines (docs/telemetry.md) need a handler; werkzeug's own
+    # request line would repeat ours. Under gunicorn see examples/gunicorn_logging.py.
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s [%(process)d] [%(levelname)s] %(name)s: %(message)s")
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     handle = serve(app, sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:8000")
     print(f"Secure Echo Agent on {handle.url}/ (card: {handle.url}/.well-known/agent-card.json)")
     try:

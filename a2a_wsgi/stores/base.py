@@ -97,6 +97,14 @@ class DuplicateMessageError(ConflictError):
         self.task_id, self.message_id = task_id, message_id
 
 
+class StoreOpenError(RuntimeError):
+    """The store cannot be opened where it was configured (a path, a folder, a permission).
+
+    Its message is one line naming the place and what is wrong, so that a server
+    that refuses to start says so without a traceback (``a2a serve`` prints it).
+    """
+
+
 class EventsExpiredError(Exception):
     """The events after a replay cursor are no longer all stored (trimmed or purged)."""
 

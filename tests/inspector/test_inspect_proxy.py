@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import requests
 from inspector_support import ROOT, new_agent_app
+from support.processes import stop
 
 from a2a_client.inspect import main, start_inspector
 from a2a_wsgi import A2AApp, serve
@@ -129,13 +130,10 @@ def test_python_m_a2a_client_inspect_serves_the_page_and_stops_on_ctrl_c(
                           "proxy": "/proxy/"}
         card = requests.get(proxied(page.removesuffix("/inspector/"), config["cardUrl"]), timeout=5)
         assert card.json()["name"] == "Echo Agent"
-        child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=10)
+        _, err = stop(child, signal.SIGINT)
         assert child.returncode == 0, err
     finally:
-        if child.poll() is None:
-            child.kill()
-        child.communicate()
+        stop(child, signal.SIGKILL, grace=5)
 
 
 def test_the_command_refuses_a_url_that_is_not_http(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,7 @@ from ..base import (
     OutboxEntry,
     Page,
     StoredTask,
+    StoreOpenError,
     TaskCursor,
     message_claim,
     sort_key,
@@ -56,6 +57,21 @@ def default_sqlite_path() -> str:
     return os.environ.get("A2A_DB") or str(Path.cwd() / "a2a-tasks.sqlite3")
 
 
+def _make_folder(path: str) -> None:
+    """Create the folder the file goes in (``A2A_DB=/var/lib/my-agent/tasks.sqlite3``
+    before ``/var/lib/my-agent`` exists), or say in one line why it cannot be."""
+    if path == ":memory:" or path.startswith("file:"):
+        return  # no folder: an in-memory database, or a URI SQLite parses itself
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise StoreOpenError(
+            f"cannot create the folder {folder} for the SQLite file {path}: {reason} "
+            "(create it, or set A2A_DB to a path this user can write)") from exc
+
+
 class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
     """A TaskStore in one SQLite file, safe for many threads and processes of one host.
 
@@ -70,7 +86,15 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
         super().__init__(str(path) if path is not None else default_sqlite_path(),
                          busy_timeout=busy_timeout)
         self._max_events = max_events
-        self._migrate()
+        _make_folder(self.path)
+        try:
+            self._migrate()
+        except sqlite3.OperationalError as exc:
+            if "unable to open" not in str(exc):
+                raise
+            raise StoreOpenError(
+                f"cannot open the SQLite file {self.path}: {exc} (check that this user may "
+                "write to its folder, or set A2A_DB to another path)") from exc
 
     def _migrate(self) -> None:
         """Create or upgrade the schema, once, whoever else is starting now."""
