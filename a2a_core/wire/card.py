@@ -53,6 +53,6 @@ from __future__ import annotations
 
 from ._card_decode import decode_card
 from ._card_encode import encode_card, encode_card_dual
-from ._card_shapes import PROTOCOL_VERSION_0_3
+from ._card_shapes import PROTOCOL_VERSION_0_3, card_shape
 
-__all__ = ["encode_card", "encode_card_dual", "decode_card", "PROTOCOL_VERSION_0_3"]
+__all__ = ["encode_card", "encode_card_dual", "decode_card", "PROTOCOL_VERSION_0_3", "card_shape"]

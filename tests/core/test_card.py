@@ -7,7 +7,6 @@ the proto's REQUIRED fields and oneofs).
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,7 +36,7 @@ from a2a_core.wire.card import decode_card, encode_card, encode_card_dual
 
 
 @pytest.fixture(scope="module")
-def validate(shared_dir: Path) -> Any:
+def validate() -> Any:
     """``validate(doc, version)``: the document is a valid AgentCard of that version."""
 
     def check(doc: dict[str, Any], version: str) -> None:
