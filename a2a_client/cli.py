@@ -2,7 +2,8 @@
 
 ::
 
-    a2a card URL
+    a2a card URL [--check]
+    a2a --version
     a2a send URL TEXT [--stream] [--wait] [--context ID] [--task ID]
     a2a get URL TASK [--history N]
     a2a cancel URL TASK
@@ -30,6 +31,7 @@ from collections.abc import Callable, Sequence
 from a2a_core.errors import RemoteProtocolError, RPCError
 from a2a_core.wire import encode
 
+from ._cli_check import check_card_command
 from ._cli_exits import (
     EXIT_CODES,
     EXIT_CTRL_C,
@@ -98,6 +100,8 @@ _COMMANDS: dict[str, Callable[[A2AClient, argparse.Namespace, Output], int]] = {
 def _run(args: argparse.Namespace, out: Output) -> int:
     """Run one command, turning each failure kind into its exit code (message on stderr)."""
     try:
+        if args.command == "card" and args.check:
+            return check_card_command(args, out)
         with A2AClient(
             args.url,
             headers=dict(args.header),
