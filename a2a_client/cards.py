@@ -5,11 +5,11 @@ path; a 404 there falls back to the origin's root, where a single-agent server p
 The body goes through :class:`a2a_core.caching.CardCache`: the next fetch sends
 ``If-None-Match``/``If-Modified-Since`` and a 304 reuses the stored bytes.
 
-:func:`select_endpoint` reads the card the way REFERENCE §12 describes: a card with
-``supportedInterfaces`` offers JSON-RPC interfaces per protocol version (``"auto"`` takes
-1.0 where offered, else 0.3); a card without (a 0.3 card) was already mapped by the core's
-card decoder; a card with no interface at all is taken to be served from the card URL's
-origin.
+:func:`select_endpoint` reads the card as the A2A 1.0 specification's discovery section
+describes: a card with ``supportedInterfaces`` offers JSON-RPC interfaces per protocol
+version (``"auto"`` takes 1.0 where offered, else 0.3); a card without (a 0.3 card) was
+already mapped by the core's card decoder; a card with no interface at all is taken to be
+served from the card URL's origin.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Serving the agent card: endpoints filled in, encoded once per variant, validated with ETag/304.
 
-Two variants of the one card are served (REFERENCE §6.3):
+Two variants of the one card are served:
 
 * **dual** (the 1.0 card plus the 0.3 members, see :mod:`a2a_core.wire.card`):
   for a request without ``A2A-Version`` and for ``A2A-Version: 0.3``. A

@@ -4,7 +4,7 @@
 the dual document) without being told which; :func:`encode_card_dual` writes
 the one document we publish at ``/.well-known/agent-card.json``.
 
-Decisions (see REFERENCE §6):
+Decisions (the card sections of the 0.3 and 1.0 specifications leave these open):
 
 * **Endpoints.** :class:`AgentCard` keeps endpoints only in
   ``supported_interfaces``. The 0.3 ``url``/``preferredTransport`` come from the

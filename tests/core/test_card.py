@@ -395,7 +395,7 @@ def test_dual_card_is_deliberately_not_strict_v1(validate: Any) -> None:
 
 
 def test_dual_skeleton_matches_reference() -> None:
-    """REFERENCE §6.3's example: one endpoint serving 1.0 and 0.3."""
+    """The 1.0 specification's example of one endpoint serving 1.0 and 0.3."""
     card = AgentCard(
         name="Echo", description="…", version="1.0.0",
         supported_interfaces=[
