@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from a2a_core import __version__
 from a2a_core.models import TaskState
 
 from ._cli_exits import EXIT_CODES
@@ -93,9 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Call A2A agents; serve one with 'a2a serve'.",
         epilog="exit codes: " + "; ".join(f"{k} {v}" for k, v in EXIT_CODES.items()),
     )
+    parser.add_argument("--version", action="version", version=f"a2a {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     card = sub.add_parser("card", parents=[common], help="show the agent card")
     card.add_argument("url")
+    card.add_argument("--check", action="store_true",
+                      help="check the served card against the published A2A schemas")
     send = sub.add_parser("send", parents=[common], help="send a text message")
     send.add_argument("url")
     send.add_argument("text")

@@ -5,11 +5,11 @@ path; a 404 there falls back to the origin's root, where a single-agent server p
 The body goes through :class:`a2a_core.caching.CardCache`: the next fetch sends
 ``If-None-Match``/``If-Modified-Since`` and a 304 reuses the stored bytes.
 
-:func:`select_endpoint` reads the card the way REFERENCE §12 describes: a card with
-``supportedInterfaces`` offers JSON-RPC interfaces per protocol version (``"auto"`` takes
-1.0 where offered, else 0.3); a card without (a 0.3 card) was already mapped by the core's
-card decoder; a card with no interface at all is taken to be served from the card URL's
-origin.
+:func:`select_endpoint` reads the card as the A2A 1.0 specification's discovery section
+describes: a card with ``supportedInterfaces`` offers JSON-RPC interfaces per protocol
+version (``"auto"`` takes 1.0 where offered, else 0.3); a card without (a 0.3 card) was
+already mapped by the core's card decoder; a card with no interface at all is taken to be
+served from the card URL's origin.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ __all__ = [
     "CardCheck",
     "Endpoint",
     "card_url_for",
+    "root_card_url",
     "dialect_of",
     "fetch_card",
     "select_endpoint",
@@ -64,7 +65,7 @@ def card_url_for(url: str) -> str:
     return url.rstrip("/") + WELL_KNOWN_PATH
 
 
-def _root_card_url(card_url: str) -> str | None:
+def root_card_url(card_url: str) -> str | None:
     """The origin's well-known URL, when it differs from ``card_url``."""
     parts = urlsplit(card_url)
     root = f"{parts.scheme}://{parts.netloc}{WELL_KNOWN_PATH}"
@@ -97,7 +98,7 @@ def fetch_card(
     try:
         return _fetch_one(transport, card_url, cache, timeout, now, revalidate, check), card_url
     except HTTPStatusError as exc:
-        fallback = _root_card_url(card_url)
+        fallback = root_card_url(card_url)
         explicit = card_url == url
         if exc.status_code != 404 or fallback is None or explicit:
             raise

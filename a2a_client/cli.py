@@ -2,7 +2,8 @@
 
 ::
 
-    a2a card URL
+    a2a card URL [--check]
+    a2a --version
     a2a send URL TEXT [--stream] [--wait] [--context ID] [--task ID]
     a2a get URL TASK [--history N]
     a2a cancel URL TASK
@@ -30,6 +31,7 @@ from collections.abc import Callable, Sequence
 from a2a_core.errors import A2AError
 from a2a_core.wire import encode
 
+from ._cli_check import check_card_command
 from ._cli_exits import EXIT_CODES, EXIT_CTRL_C, EXIT_OK, EXIT_USAGE
 from ._cli_exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from ._cli_exits import EXIT_TASK_FAILED as EXIT_TASK_FAILED
@@ -92,6 +94,8 @@ def _run(args: argparse.Namespace, out: Output) -> int:
     if problem is not None:
         return _fail(out, EXIT_USAGE, problem)
     try:
+        if args.command == "card" and args.check:
+            return check_card_command(args, out)
         with A2AClient(
             args.url,
             headers=dict(args.header),

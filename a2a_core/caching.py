@@ -2,7 +2,8 @@
 
 The server side sends ``ETag`` (quoted lowercase hex SHA-256 of the exact
 body, so each encoded variant has its own), ``Last-Modified`` and
-``Cache-Control`` (REFERENCE §6.5), and answers conditional requests per RFC
+``Cache-Control`` (the A2A 1.0 specification recommends HTTP caching headers
+on the card), and answers conditional requests per RFC
 9110 §13. The client side stores the card per URL, revalidates with
 ``If-None-Match`` and ``If-Modified-Since`` and serves it while ``max-age``
 says it is fresh.

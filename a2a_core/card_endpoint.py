@@ -1,6 +1,6 @@
 """Serving the agent card: endpoints filled in, encoded once per variant, validated with ETag/304.
 
-Two variants of the one card are served (REFERENCE §6.3):
+Two variants of the one card are served:
 
 * **dual** (the 1.0 card plus the 0.3 members, see :mod:`a2a_core.wire.card`):
   for a request without ``A2A-Version`` and for ``A2A-Version: 0.3``. A
@@ -99,6 +99,14 @@ class CardEndpoint:
     def public_card(self, base_url: str | None) -> AgentCard:
         """The card as served: endpoints filled in, extension declarations merged."""
         return self._encoded(base_url, DUAL if self.serves_0_3 else STRICT_1_0)[0]
+
+    def variants(self) -> tuple[str, ...]:
+        """The variants served: the dual card when 0.3 readers are served, and the strict one."""
+        return (DUAL, STRICT_1_0) if self.serves_0_3 else (STRICT_1_0,)
+
+    def body(self, base_url: str | None, variant: str) -> bytes:
+        """The bytes served for ``variant`` at ``base_url`` (signed when a signer is set)."""
+        return self._encoded(base_url, variant)[1]
 
     def variant(self, request: HttpRequest) -> str:
         """:data:`STRICT_1_0` or :data:`DUAL`, for this request (see the module docstring)."""

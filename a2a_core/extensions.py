@@ -1,4 +1,4 @@
-"""A2A extension negotiation (REFERENCE §5).
+"""A2A extension negotiation (A2A 1.0 specification, "Extensions").
 
 A client lists the extension URIs it wants in ``A2A-Extensions`` (0.3:
 ``X-A2A-Extensions``). The server activates those it has, in its own

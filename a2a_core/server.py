@@ -15,8 +15,8 @@ localhost; anything else, or none, is read as JSON, as lenient clients and
 the official SDK expect.
 
 Errors found before a stream starts are plain error responses, the streaming
-methods included (REFERENCE §3.2: a client can only type an error it gets as
-JSON); once a stream has begun, an error is its last SSE event.
+methods included (a client can only type an error it gets as a JSON-RPC
+response); once a stream has begun, an error is its last SSE event.
 SubscribeToTask's first item (the task as it is now) is taken before
 answering, so its error is plain too; a send stream's first item waits for
 the agent, so it is not awaited.

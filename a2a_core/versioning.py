@@ -1,4 +1,4 @@
-"""A2A protocol version negotiation (REFERENCE §5).
+"""A2A protocol version negotiation (A2A 1.0 specification, "Versioning").
 
 A 1.0 client sends ``A2A-Version: <Major.Minor>`` (or the ``A2A-Version`` query
 parameter); a 0.3 client sends nothing, so a missing or empty value means

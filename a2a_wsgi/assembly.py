@@ -4,7 +4,9 @@
 request, or ``A2AApp.start()``): it chooses the store knowing whether other
 processes serve the same app, builds the runtime, the dispatcher, the push
 worker and the request guard, and sizes the stream places for the server it
-runs under. Nothing here runs at import or when an app is created.
+runs under. Each card variant the app serves is checked against the published schema
+(:mod:`.card_schema`), so an app whose card breaks it does not start. Nothing here runs at
+import or when an app is created.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .auth.wsgi import (
     principal_owner,
     protected_extended_card,
 )
+from .card_schema import check_served_card
 from .concurrency import default_agent_workers
 from .public_url import normalize_hosts
 from .push import PushDeliverer, PushPlanner
@@ -94,6 +97,7 @@ def assemble(agent: Any, settings: AppSettings, *, multiprocess: bool,
     )
     signer = CardSigner(card.signing_keys) if card.signing_keys else None
     dispatcher.card.signer = signer  # the public variants and the extended card alike
+    check_served_card(dispatcher.card, card.base_url)  # a card off the schema never serves
     guard = None if policy is None else RequestGuard.for_dispatcher(
         policy, dispatcher, extended_card=options["extended_card"] is not None)
     guessed = spec == "memory" and settings.store is None and not multiprocess

@@ -1,4 +1,4 @@
-// The wire shapes of A2A 0.3 and 1.0, over JSON-RPC and HTTP+JSON (REFERENCE §0-§3, §9).
+// The wire shapes of A2A 0.3 and 1.0, over JSON-RPC and HTTP+JSON (https://a2a-protocol.org/latest/specification/).
 //
 // The page works on plain objects ("neutral" shapes: states spelled as in 0.3,
 // parts as {type: "text"|"file"|"data", ...}); this module alone turns them

@@ -29,6 +29,7 @@ __all__ = [
     "major_minor",
     "unique",
     "set_flows",
+    "card_shape",
 ]
 
 #: What a 0.3 card says in its top-level ``protocolVersion``.
@@ -104,3 +105,15 @@ def set_flows(flows: OAuthFlows) -> list[tuple[str, OAuthFlow]]:
     """The flows that are set, in :data:`FLOW_KINDS` order."""
     pairs = ((kind, getattr(flows, kind)) for kind in FLOW_KINDS)
     return [(kind, flow) for kind, flow in pairs if flow is not None]
+
+
+#: Top-level members only a 0.3 card (or our dual card) has.
+_MEMBERS_0_3 = ("url", "preferredTransport", "protocolVersion")
+
+
+def card_shape(doc: object) -> str:
+    """Which published schema a card document is written for: ``"0.3"`` when it has a 0.3
+    endpoint member (a dual card too, which is valid against 0.3 only), else ``"1.0"``."""
+    if isinstance(doc, Mapping) and any(key in doc for key in _MEMBERS_0_3):
+        return "0.3"
+    return "1.0"

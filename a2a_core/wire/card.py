@@ -4,7 +4,7 @@
 the dual document) without being told which; :func:`encode_card_dual` writes
 the one document we publish at ``/.well-known/agent-card.json``.
 
-Decisions (see REFERENCE §6):
+Decisions (the card sections of the 0.3 and 1.0 specifications leave these open):
 
 * **Endpoints.** :class:`AgentCard` keeps endpoints only in
   ``supported_interfaces``. The 0.3 ``url``/``preferredTransport`` come from the
@@ -53,6 +53,6 @@ from __future__ import annotations
 
 from ._card_decode import decode_card
 from ._card_encode import encode_card, encode_card_dual
-from ._card_shapes import PROTOCOL_VERSION_0_3
+from ._card_shapes import PROTOCOL_VERSION_0_3, card_shape
 
-__all__ = ["encode_card", "encode_card_dual", "decode_card", "PROTOCOL_VERSION_0_3"]
+__all__ = ["encode_card", "encode_card_dual", "decode_card", "PROTOCOL_VERSION_0_3", "card_shape"]

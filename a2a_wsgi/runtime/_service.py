@@ -218,7 +218,7 @@ class Runtime:
         """Blocking sends run the agent in this thread; others return the SUBMITTED task.
 
         A new-task request this caller already sent (same messageId, same request)
-        answers the task it created (reliability.md §3b: a retried send makes no
+        answers the task it created (a retried send makes no
         second task); a reused messageId with another request is a new send.
         """
         blocking = request.configuration is None or request.configuration.blocking

@@ -88,7 +88,7 @@ class DuplicateMessageError(ConflictError):
     """A new task's creating message (id and request fingerprint) was already claimed
     by this owner and tenant.
 
-    A client retrying a send re-sends the same request (reliability.md §3b):
+    A client retrying a send re-sends the same request:
     the runtime answers ``task_id``, the task that message already created.
     """
 

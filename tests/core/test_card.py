@@ -7,7 +7,6 @@ the proto's REQUIRED fields and oneofs).
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,7 +36,7 @@ from a2a_core.wire.card import decode_card, encode_card, encode_card_dual
 
 
 @pytest.fixture(scope="module")
-def validate(shared_dir: Path) -> Any:
+def validate() -> Any:
     """``validate(doc, version)``: the document is a valid AgentCard of that version."""
 
     def check(doc: dict[str, Any], version: str) -> None:
@@ -396,7 +395,7 @@ def test_dual_card_is_deliberately_not_strict_v1(validate: Any) -> None:
 
 
 def test_dual_skeleton_matches_reference() -> None:
-    """REFERENCE §6.3's example: one endpoint serving 1.0 and 0.3."""
+    """The 1.0 specification's example of one endpoint serving 1.0 and 0.3."""
     card = AgentCard(
         name="Echo", description="…", version="1.0.0",
         supported_interfaces=[

@@ -22,7 +22,7 @@ from a2a_core.models import AgentCapabilities, AgentCard, AgentSkill
 from a2a_core.server import Dispatcher
 from a2a_core.service import A2AService
 
-#: Members only 0.3 readers need (REFERENCE §6.2, §6.3).
+#: Members only 0.3 readers need (the 0.3 card's endpoint members and its security list).
 LEGACY_TOP = {"url", "preferredTransport", "protocolVersion", "additionalInterfaces",
               "supportsAuthenticatedExtendedCard", "security"}
 

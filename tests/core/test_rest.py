@@ -578,7 +578,7 @@ def test_rest_speaks_only_1_0() -> None:
 
 # -- errors -------------------------------------------------------------------------------
 
-#: code -> (HTTP status, google.rpc.Code, ErrorInfo reason): REFERENCE §4.1, v1.0.1 columns.
+#: code -> (HTTP status, google.rpc.Code, ErrorInfo reason): the 1.0.1 specification's error table.
 SPEC_ERRORS: dict[int, tuple[int, str, str]] = {
     -32700: (400, "INVALID_ARGUMENT", "PARSE_ERROR"),
     -32600: (400, "INVALID_ARGUMENT", "INVALID_REQUEST"),

@@ -1,4 +1,4 @@
-"""Dispatcher hardening from the hostile-input corpus (reliability.md §3a rows 25 and 39).
+"""Dispatcher hardening from the hostile-input corpus (rows 25 and 39).
 
 A small dict-backed service stands behind a real :class:`Dispatcher`; the
 full stack over HTTP is exercised by tests/reliability/test_corpus.py.

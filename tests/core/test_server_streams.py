@@ -1,4 +1,4 @@
-"""How the dispatcher answers errors of a service's own streams (REFERENCE §3.2).
+"""How the dispatcher answers errors of a service's own streams.
 
 A service's stream may fail lazily, when it is first iterated. For
 SubscribeToTask the first item is the task as it is now, so the dispatcher

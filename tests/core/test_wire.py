@@ -964,7 +964,7 @@ BAD_PARAMS: list[tuple[Operation, Any, str, str]] = [
     (Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, {"taskId": "T"}, "1.0", "params.id"),
     (Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, {}, "1.0", "params.id"),
     (Operation.GET_EXTENDED_AGENT_CARD, "x", "1.0", "params"),
-    # Task ids a server never issues (reliability.md §3a row 22) and the historyLength cap.
+    # Task ids a server never issues (hostile-input corpus row 22) and the historyLength cap.
     (Operation.GET_TASK, {"id": "a/b"}, "1.0", "params.id"),
     (Operation.CANCEL_TASK, {"id": ".."}, "1.0", "params.id"),
     (Operation.SUBSCRIBE_TO_TASK, {"id": "t" * 129}, "1.0", "params.id"),
@@ -1071,11 +1071,11 @@ def test_decoding_any_json_only_succeeds_or_raises_invalid_params(value: Any) ->
         pass
 
 
-# -- (5) examples from REFERENCE.md ------------------------------------------------------
+# -- (5) examples from the specifications ------------------------------------------------
 
 
 def test_reference_0_3_request_message_without_kind() -> None:
-    """REFERENCE §11.7: 0.3 request examples omit ``kind`` on Message (and parts may too)."""
+    """The 0.3 specification's request examples omit ``kind`` on Message (and parts may too)."""
     params = {
         "message": {
             "role": "user",
@@ -1090,7 +1090,8 @@ def test_reference_0_3_request_message_without_kind() -> None:
 
 
 def test_reference_0_3_timestamp_without_z() -> None:
-    """REFERENCE §2.1 / §11.14: ``2025-04-02T16:59:25.331844`` is UTC, re-emitted with Z."""
+    """A 0.3 example's timestamp without offset, ``2025-04-02T16:59:25.331844``, is UTC;
+    it is re-emitted with Z."""
     task = decode(
         Task,
         {
@@ -1104,7 +1105,7 @@ def test_reference_0_3_timestamp_without_z() -> None:
 
 
 def test_reference_part_table() -> None:
-    """REFERENCE §2.3: the same three parts in both dialects."""
+    """The same three parts in both dialects."""
     zero_three = [
         {"kind": "text", "text": "hi"},
         {
@@ -1125,7 +1126,7 @@ def test_reference_part_table() -> None:
 
 
 def test_reference_send_configuration_0_3_and_1_0() -> None:
-    """REFERENCE §1.4: blocking / returnImmediately; nested / flat push config."""
+    """0.3 blocking / 1.0 returnImmediately; nested / flat push config."""
     zero_three = {
         "blocking": False,
         "pushNotificationConfig": {"url": "https://h/", "token": "tok"},

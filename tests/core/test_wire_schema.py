@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError
-from schema_oracle import SPEC_DIR, validate
+from schema_oracle import validate
 from test_wire import (
     ERRORS,
     MODEL_TYPES,
@@ -57,8 +57,6 @@ from a2a_core.models import (
     TextPart,
 )
 from a2a_core.wire import REQUEST_TYPES, encode, encode_error, encode_params, encode_result
-
-pytestmark = pytest.mark.skipif(not SPEC_DIR.is_dir(), reason=f"{SPEC_DIR} not present")
 
 #: model -> (0.3 definition, 1.0 definition); None where that version has none.
 DEFINITIONS: dict[type, tuple[str | None, str]] = {

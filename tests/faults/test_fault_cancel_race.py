@@ -1,4 +1,4 @@
-"""F12: cancel racing completion, many times, on a shared SQLite store (reliability.md §3b).
+"""F12: cancel racing completion, many times, on a shared SQLite store.
 
 Two Runtimes on two handles of one SQLite file stand for two gunicorn workers
 (as in tests/wsgi/test_runtime.py): the agent runs on one, the cancel arrives on

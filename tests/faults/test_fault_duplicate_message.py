@@ -1,7 +1,7 @@
-"""F13: the same ``messageId`` sent twice by the same caller (reliability.md §3b).
+"""F13: the same ``messageId`` sent twice by the same caller.
 
 A client that retries a send after a timeout re-sends the same message. The spec
-lets a server dedupe by messageId (A2A §3.3.1); reliability.md asks for at most
+lets a server dedupe by messageId (A2A §3.3.1); we promise at most
 one task per (caller, messageId): a resent message answers the task it made
 (Runtime.send_message; the stores record each task's creating messageId).
 """

@@ -1,4 +1,4 @@
-"""F2: SIGTERM to gunicorn while SSE streams are open (reliability.md §3b).
+"""F2: SIGTERM to gunicorn while SSE streams are open.
 
 What docs/deployment.md promises: a task whose worker stops is not left WORKING
 forever; its lease expires and another worker (here: a fresh process on the same

@@ -1,4 +1,4 @@
-"""F11: two gunicorn workers × 8 threads writing one SQLite file (reliability.md §3b).
+"""F11: two gunicorn workers × 8 threads writing one SQLite file.
 
 The store promises (docs/deployment.md) that writers queue on ``busy_timeout``
 rather than fail: under a write storm from both processes no call may answer

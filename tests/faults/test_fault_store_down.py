@@ -1,4 +1,4 @@
-"""F10: the task store goes away and comes back (reliability.md §3b).
+"""F10: the task store goes away and comes back.
 
 SQLite: another connection holds ``BEGIN EXCLUSIVE``. PostgreSQL: the store talks
 to the database through a TCP relay the test takes down (connections reset, new

@@ -1,4 +1,4 @@
-"""F4 and F5: clients that reset their streams, and clients that never read (reliability.md §3b).
+"""F4 and F5: clients that reset their streams, and clients that never read.
 
 In-process: the app under werkzeug's threaded server (one thread per
 connection, like a gthread worker), the memory store. Streams here read the

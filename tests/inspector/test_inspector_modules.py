@@ -1,7 +1,7 @@
 """The page's protocol modules (sse.js, wire.js, net.js), run in the browser on their own.
 
 Each test imports a module into the served page and feeds it inputs whose
-answer is written out here by hand, from REFERENCE.md: SSE framing split at
+answer is written out here by hand, from the specifications: SSE framing split at
 awkward places, both dialects' shapes, the HTTP+JSON paths, shell quoting.
 """
 

@@ -1,4 +1,4 @@
-"""Shared pieces of the hostile-input corpus (reliability.md §3a): agents, apps, probes.
+"""Shared pieces of the hostile-input corpus: agents, apps, probes.
 
 Kept apart from the test table so the table reads as data. Everything here
 talks plain HTTP with ``requests`` (or WSGI with werkzeug's test client) and

@@ -1,4 +1,4 @@
-"""The hostile-input corpus of reliability.md §3a, end to end over real HTTP.
+"""The hostile-input corpus, end to end over real HTTP.
 
 Every row is posted to a served A2AApp (werkzeug's threaded server on a real
 socket) and must get its exact answer. Common invariants, checked for every
@@ -658,7 +658,7 @@ def test_row_28_cancel_twice_is_idempotent(server: Any) -> None:
 
 
 def test_row_29_subscribe_to_a_terminal_task(server: Any) -> None:
-    """-32004 as a plain JSON-RPC error response: nothing was streamed yet (REFERENCE §3.2)."""
+    """-32004 as a plain JSON-RPC error response: nothing was streamed yet."""
     task = Peer(server.url, "1.0").send("done")
     response = post_raw(server.url, rpc_body("SubscribeToTask", {"id": task["id"]}),
                         headers={"Accept": "text/event-stream"})

@@ -1,4 +1,4 @@
-"""The hostile-input corpus (reliability.md §3a), HTTP+JSON column, over real HTTP.
+"""The hostile-input corpus, HTTP+JSON column, over real HTTP.
 
 The rows that mean something without a JSON-RPC envelope are sent to ``/rest/...`` of a
 served A2AApp: unreadable bodies, wrong top-level values, hostile task ids (in the path

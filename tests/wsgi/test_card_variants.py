@@ -33,7 +33,7 @@ from a2a_core.models import (
 from a2a_wsgi import A2AApp, Agent, get_agent_card, put_base_url, reply
 
 CARD_PATH = "/.well-known/agent-card.json"
-#: Members only 0.3 readers need (REFERENCE §6.2, §6.3).
+#: Members only 0.3 readers need (the 0.3 card's endpoint members and its security list).
 LEGACY_TOP = {"url", "preferredTransport", "protocolVersion", "additionalInterfaces",
               "supportsAuthenticatedExtendedCard", "security"}
 

@@ -1,4 +1,4 @@
-"""Errors of the streaming methods over real HTTP (REFERENCE §3.2), both versions.
+"""Errors of the streaming methods over real HTTP, both versions.
 
 Before anything was streamed an error is a plain JSON-RPC error response
 (``application/json``, HTTP 200, the request's id); once the stream has begun

@@ -1,0 +1,48 @@
+"""The app checks every card variant it serves against the published schemas when it starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from a2a_core.models import AgentSkill, Message, OAuth2SecurityScheme, OAuthFlows
+from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
+from a2a_wsgi.card_schema import CardSchemaError
+
+
+class Echo(Agent):
+    name = "Echo"
+    description = "Says it back"
+    skills = [AgentSkill(id="echo", name="Echo", description="Echoes", tags=["echo"])]
+
+    def handle_message(self, message: Message, context: AgentContext) -> object:
+        return reply(message.text)
+
+
+#: An OAuth2 scheme with no flow: the model allows it, the 1.0 proto's oneof does not.
+NO_FLOW = {"security_schemes": {"corp": OAuth2SecurityScheme(flows=OAuthFlows())}}
+
+
+def test_a_valid_card_starts() -> None:
+    app = A2AApp(Echo()).start()
+    assert app.runtime.agent_card().name == "Echo"
+
+
+@pytest.mark.parametrize("versions", [("0.3", "1.0"), ("1.0",)])
+def test_a_card_off_the_schema_refuses_to_start_naming_the_member(
+        versions: tuple[str, ...]) -> None:
+    app = A2AApp(Echo(), agent_card_opts=NO_FLOW, versions=versions)
+    with pytest.raises(CardSchemaError) as info:
+        app.start()
+    message = str(info.value)
+    assert "will not start" in message
+    assert "the 1.0 card (A2A 1.0 schema): $.securitySchemes['corp'].oauth2SecurityScheme.flows" \
+        in message
+    assert "exactly one of" in message
+    assert "0.3 readers" not in message  # the 0.3 schema allows an empty flows object
+
+
+def test_serve_refuses_before_it_listens() -> None:
+    app = A2AApp(Echo(), agent_card_opts=NO_FLOW)
+    with pytest.raises(CardSchemaError, match="flows"):
+        serve(app, "127.0.0.1:0")
+
