@@ -22,7 +22,7 @@ from app_auth_support import Caller, assert_refused, error_of, result, task_of, 
 from support.a2a_http import parse_sse
 from support.gunicorn import ROOT, ServerProcess, free_port, gunicorn_argv
 
-__all__ = ["Site", "check_site", "running_site"]
+__all__ = ["Site", "check_plain_http", "check_site", "running_site"]
 
 PASSWORD = "s3cret-for-tests"
 
@@ -150,3 +150,28 @@ def _stream(caller: Caller, text: str) -> Iterator[list[dict[str, object]]]:
         yield [event.data for event in parse_sse(response.iter_lines(decode_unicode=True))]
     finally:
         response.close()
+
+
+def check_plain_http(site: Site) -> None:
+    """The card's HEAD and 304, and a chunked body, pass through the adapter unchanged."""
+    card_url = site.base + "/a2a/.well-known/agent-card.json"
+    card = requests.get(card_url, timeout=10)
+    head = requests.head(card_url, timeout=10)
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["ETag"] == card.headers["ETag"]
+    again = requests.get(card_url, headers={"If-None-Match": card.headers["ETag"]}, timeout=10)
+    assert again.status_code == 304 and again.content == b""
+
+    def chunks() -> Iterator[bytes]:
+        body = json.dumps({"jsonrpc": "2.0", "id": "chunked", "method": "SendMessage",
+                           "params": {"message": {"messageId": "m-chunked", "role": "ROLE_USER",
+                                                  "parts": [{"text": "in chunks"}]}}}).encode()
+        yield body[:20]
+        yield body[20:]
+
+    answer = requests.post(site.base + "/a2a/", data=chunks(), timeout=10,
+                           headers={"Content-Type": "application/json", "A2A-Version": "1.0",
+                                    "Authorization": f"Bearer {site.token('alice')}"})
+    assert answer.status_code == 200, answer.text
+    task = answer.json()["result"]["task"]
+    assert texts_of(task) == [f"hello, {site.identity_of('alice')}: in chunks"]

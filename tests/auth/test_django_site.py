@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import requests
-from host_site_checks import Site, check_site, running_site
+from host_site_checks import Site, check_plain_http, check_site, running_site
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("django")
@@ -56,3 +56,7 @@ def test_the_site_itself_still_answers(site: Site) -> None:
     assert index.status_code == 200 and "logged in: nobody" in index.text
     assert requests.post(site.base + "/accounts/token/", data={"username": "alice",
                          "password": "wrong"}, timeout=10).status_code == 403
+
+
+def test_card_validators_and_chunked_bodies_pass_through(site: Site) -> None:
+    check_plain_http(site)

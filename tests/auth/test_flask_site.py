@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 import requests
-from host_site_checks import PASSWORD, Site, check_site, running_site
+from host_site_checks import PASSWORD, Site, check_plain_http, check_site, running_site
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("flask_login")
@@ -34,3 +34,7 @@ def _flask_login(base: str, user: str) -> requests.Session:
 
 def test_the_flask_login_is_the_agents_caller(site: Site) -> None:
     check_site(site)
+
+
+def test_card_validators_and_chunked_bodies_pass_through(site: Site) -> None:
+    check_plain_http(site)
