@@ -1,0 +1,113 @@
+"""One A2A call made from inside a host framework's view: the environ in, the answer out.
+
+Both adapters build the WSGI environ the agent would have seen mounted at
+the view's prefix (the host's environ with ``SCRIPT_NAME``/``PATH_INFO``
+moved to the mount, the body stream the host left unread, and the host's
+caller recorded with :func:`~a2a_wsgi.overrides.put_identity`), then call the
+app as any WSGI server would. So the card's URL, the extended card, the
+authenticators and SSE behave exactly as under plain WSGI: there is no
+second request path to keep in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..overrides import put_identity
+
+__all__ = ["HostedAnswer", "call_mounted", "mounted_environ", "wsgi_str"]
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def wsgi_str(text: str) -> str:
+    """A decoded path segment as a WSGI native string (UTF-8 bytes read as latin-1, PEP 3333)."""
+    return text.encode("utf-8").decode("latin-1")
+
+
+def mounted_environ(environ: Mapping[str, Any], *, sub_path: str, stream: Any,
+                    identity: object | None) -> dict[str, Any]:
+    """A copy of ``environ`` for an app mounted where the request's path ends in ``sub_path``.
+
+    ``sub_path`` is the part below the mount, as a WSGI string; what comes
+    before it in ``PATH_INFO`` joins ``SCRIPT_NAME`` (the card advertises it).
+    ``stream`` replaces ``wsgi.input``: the host may have wrapped or read it.
+    """
+    path_info = str(environ.get("PATH_INFO") or "/")
+    sub_path = "/" + sub_path.lstrip("/")
+    # What precedes the sub-path is the mount ("" if the host rewrote the path unrecognisably).
+    mount = path_info[:len(path_info) - len(sub_path)] if path_info.endswith(sub_path) else ""
+    mounted = dict(environ)
+    mounted["SCRIPT_NAME"] = str(environ.get("SCRIPT_NAME") or "").rstrip("/") + mount.rstrip("/")
+    mounted["PATH_INFO"] = sub_path
+    mounted["wsgi.input"] = stream
+    if identity is not None:
+        put_identity(mounted, identity)
+    return mounted
+
+
+@dataclass(frozen=True, slots=True)
+class HostedAnswer:
+    """What the app answered: the status line, its headers, and the body to hand on."""
+
+    status: str
+    headers: list[tuple[str, str]]
+    body: Iterable[bytes]
+
+    @property
+    def status_code(self) -> int:
+        return int(self.status.split(" ", 1)[0])
+
+    @property
+    def reason(self) -> str:
+        return self.status.partition(" ")[2]
+
+    @property
+    def streamed(self) -> bool:
+        """Whether the body is produced as it goes (SSE): a list is whole already."""
+        return not isinstance(self.body, (list, tuple))
+
+    def whole_body(self) -> bytes:
+        """The body of a non-streamed answer, joined."""
+        return b"".join(self.body)
+
+    def merged_headers(self) -> dict[str, str]:
+        """The headers with repeats joined by commas (WWW-Authenticate challenges, Vary).
+
+        For hosts whose response keeps one value per name (Django's).
+        """
+        merged: dict[str, str] = {}
+        names: dict[str, str] = {}
+        for name, value in self.headers:
+            key = name.lower()
+            if key in names:
+                merged[names[key]] += ", " + value
+            else:
+                names[key] = name
+                merged[name] = value
+        return merged
+
+
+def call_mounted(app: WsgiApp, environ: dict[str, Any]) -> HostedAnswer:
+    """Call ``app`` as a WSGI server would and keep its answer for the host to send."""
+    started: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def start_response(status: str, headers: list[tuple[str, str]],
+                       exc_info: Any = None) -> Callable[[bytes], object]:
+        if exc_info is not None and started:
+            raise exc_info[1].with_traceback(exc_info[2])
+        started[:] = [(status, list(headers))]
+        return _no_write
+
+    body = app(environ, start_response)
+    if not started:  # A2AApp starts every answer before returning its body
+        raise RuntimeError("the A2A app returned without calling start_response")
+    status, headers = started[0]
+    return HostedAnswer(status, headers, body)
+
+
+def _no_write(data: bytes) -> object:
+    raise RuntimeError("the A2A app does not use the WSGI write() callable")
+

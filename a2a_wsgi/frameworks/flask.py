@@ -1,0 +1,60 @@
+"""An :class:`~a2a_wsgi.app.A2AApp` served from Flask routes, behind the site's login.
+
+    from a2a_wsgi.frameworks.flask import mount
+
+    mount(flask_app, "/a2a", a2a_app, identity=lambda: f"user:{current_user.get_id()}"
+          if current_user.is_authenticated else None)
+
+The routes run as any other view of the site: its ``before_request`` hooks,
+its session and its login extension (Flask-Login's ``current_user``) come
+first, and ``identity()`` (called inside the request context) names the
+caller. That identity wins over the app's own authenticators
+(``docs/security.md``); without one they run as usual. Streams (SSE) go out
+as a streamed ``Response`` that closes the app's stream when Flask closes it.
+Needs the ``flask`` extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import flask
+
+from ._hosted import call_mounted, mounted_environ
+
+if TYPE_CHECKING:
+    from ..app import A2AApp
+
+__all__ = ["FlaskIdentity", "mount"]
+
+#: Who the site says the caller is, asked inside the request context; None for nobody.
+FlaskIdentity = Callable[[], object | None]
+
+_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def mount(site: flask.Flask | flask.Blueprint, prefix: str, app: A2AApp, *,
+          identity: FlaskIdentity | None = None, endpoint: str = "a2a") -> None:
+    """Serve ``app`` at ``prefix`` (``"/a2a"``; the card at ``/a2a/.well-known/...``).
+
+    ``identity=None`` records no caller: the app's own authenticators decide alone.
+    """
+    prefix = "/" + prefix.strip("/")
+
+    def view(a2a_path: str = "") -> flask.Response:
+        request = flask.request
+        raw_path = str(request.environ.get("PATH_INFO") or "/")
+        # The WSGI path below the prefix, exactly as the server gave it.
+        sub_path = raw_path[len(prefix):] if raw_path.startswith(prefix) else "/" + a2a_path
+        who = identity() if identity is not None else None
+        environ = mounted_environ(request.environ, sub_path=sub_path, stream=request.stream,
+                                  identity=who)
+        answer = call_mounted(app, environ)
+        return flask.Response(answer.body, status=answer.status, headers=answer.headers,
+                              direct_passthrough=answer.streamed)
+
+    site.add_url_rule(prefix + "/", endpoint, view, methods=_METHODS,
+                      provide_automatic_options=False)
+    site.add_url_rule(prefix + "/<path:a2a_path>", endpoint, view, methods=_METHODS,
+                      provide_automatic_options=False)
