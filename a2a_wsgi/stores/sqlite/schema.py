@@ -68,8 +68,9 @@ MIGRATIONS: tuple[str, ...] = (
     # library refuse this file instead of misreading new rows.
     "SELECT 1",
     # 5: artifact parts in rows of their own (an appended chunk writes only itself); older
-    # bodies keep theirs inline until their next save.
-    PARTS_TABLE,
+    # bodies keep theirs inline until their next save. Tasks by context, to refuse a send
+    # into another caller's context.
+    PARTS_TABLE + ";\nCREATE INDEX a2a_tasks_context ON a2a_tasks (context_id)",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

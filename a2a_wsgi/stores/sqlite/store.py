@@ -218,6 +218,13 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
             tasks = self._with_parts(conn, [load_task(row[0]) for row in rows])
         return tasks, int(total)
 
+    def context_taken(self, context_id: str, *, owner: str | None = None,
+                      tenant: str | None = None) -> bool:
+        row = self._conn().execute(
+            "SELECT 1 FROM a2a_tasks WHERE context_id = ? AND NOT (owner IS ? AND tenant IS ?) "
+            "LIMIT 1", (context_id, owner, tenant)).fetchone()
+        return row is not None
+
     def finished_among(self, task_ids: Sequence[str]) -> dict[str, TaskState]:
         found: dict[str, TaskState] = {}
         ids = list(task_ids)
