@@ -2,7 +2,9 @@
 
 Streamed (SSE passes through as it arrives), hop-by-hop headers dropped,
 redirects not followed, with timeouts; only to the URLs
-:class:`~a2a_client._inspect_targets.AgentTargets` allows.
+:class:`~a2a_client._inspect_targets.AgentTargets` allows, never to a
+link-local or metadata address, and with credentials only to the origin the
+user typed.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from urllib.parse import quote
 import requests
 from urllib3.exceptions import HTTPError as Urllib3Error
 
+from ._inspect_addresses import CheckedAdapter
 from ._inspect_targets import AgentTargets
 
 __all__ = [
     "CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "MAX_BODY", "MAX_CARD", "PROXY_PREFIX", "InspectProxy",
     "StartResponse", "forwarded_request_headers", "forwarded_response_headers", "proxy_target",
-    "reply",
+    "read_limited", "reply",
 ]
 
 log = logging.getLogger("a2a_client.inspect")
@@ -43,6 +46,11 @@ _HOP_BY_HOP = frozenset({
 _NOT_FORWARDED = frozenset({"host", "content-length", "cookie", "origin", "referer",
                             "accept-encoding"})
 _RESPONSE_DROPPED = frozenset({"set-cookie", "content-length"})
+#: What goes to an origin allowed by flag: the protocol's own headers, no credential of any kind.
+_TO_OTHER_ORIGINS = frozenset({"accept", "accept-encoding", "accept-language", "content-type",
+                               "a2a-version", "a2a-extensions", "x-a2a-extensions",
+                               "last-event-id", "if-none-match", "if-modified-since",
+                               "cache-control", "user-agent"})
 #: What reading an answer's body may raise: the connection broke or went silent.
 _READ_ERRORS = (requests.RequestException, Urllib3Error, OSError)
 
@@ -58,22 +66,26 @@ class InspectProxy:
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.session = session or requests.Session()
         self.session.trust_env = False  # no proxy or .netrc from the environment in between
+        for prefix in ("http://", "https://"):  # every connection judged by the peer it reached
+            self.session.mount(prefix, CheckedAdapter())
 
     def __call__(self, environ: Mapping[str, Any],
                  start_response: StartResponse) -> Iterable[bytes]:
         target = proxy_target(environ)
         if target is None:
             return reply(start_response, "404 Not Found", "expected /proxy/<scheme>/<host>/<path>")
-        if not self.targets.allows(target):
-            return reply(start_response, "403 Forbidden",
-                         f"not one of the agent's URLs (its card and interfaces): {target}")
+        refusal = self.targets.refusal(target)
+        if refusal is not None:
+            return reply(start_response, "403 Forbidden", refusal)
         body, too_large = _read_body(environ)
         if too_large:
             return reply(start_response, "413 Content Too Large", "request body too large")
         method = str(environ.get("REQUEST_METHOD") or "GET").upper()
         try:
             upstream = self.session.request(
-                method, target, headers=forwarded_request_headers(environ), data=body or None,
+                method, target, data=body or None,
+                headers=forwarded_request_headers(
+                    environ, credentials=self.targets.is_typed_origin(target)),
                 stream=True, timeout=self.timeout, allow_redirects=False)
         except requests.Timeout as exc:
             return reply(start_response, "504 Gateway Timeout", f"the agent did not answer: {exc}")
@@ -93,13 +105,11 @@ class InspectProxy:
               start_response: StartResponse) -> Iterable[bytes]:
         """A card passes whole, and the proxy learns the interfaces it lists."""
         try:
-            body = upstream.raw.read(MAX_CARD + 1, decode_content=False)
+            body = read_limited(upstream, MAX_CARD)
         except _READ_ERRORS as exc:
             return reply(start_response, "502 Bad Gateway", f"the card could not be read: {exc}")
-        finally:
-            upstream.close()
-        if len(body) > MAX_CARD:
-            return reply(start_response, "502 Bad Gateway", f"the card is over {MAX_CARD} bytes")
+        except ValueError as exc:
+            return reply(start_response, "502 Bad Gateway", str(exc))
         if "Content-Encoding" not in upstream.headers:
             try:
                 self.targets.learn(json.loads(body))
@@ -107,6 +117,17 @@ class InspectProxy:
                 pass
         start_response(status, [*headers, ("Content-Length", str(len(body)))])
         return [body]
+
+
+def read_limited(upstream: requests.Response, limit: int) -> bytes:
+    """The whole body, undecoded, if it is at most ``limit`` bytes; ValueError if larger."""
+    try:
+        body = upstream.raw.read(limit + 1, decode_content=False)
+    finally:
+        upstream.close()
+    if len(body) > limit:
+        raise ValueError(f"the card is over {limit} bytes")
+    return bytes(body)
 
 
 def proxy_target(environ: Mapping[str, Any]) -> str | None:
@@ -134,8 +155,14 @@ def _dropped_by_connection(value: str | None) -> set[str]:
     return {token.strip().lower() for token in (value or "").split(",") if token.strip()}
 
 
-def forwarded_request_headers(environ: Mapping[str, Any]) -> dict[str, str]:
-    """The browser's headers for the agent: no hop-by-hop, cookie, origin or fetch metadata."""
+def forwarded_request_headers(environ: Mapping[str, Any], *,
+                              credentials: bool = True) -> dict[str, str]:
+    """The browser's headers for the agent: no hop-by-hop, cookie, origin or fetch metadata.
+
+    Without ``credentials`` (another origin than the one typed), only the
+    protocol's own headers: an ``Authorization`` or API key typed into the
+    page is for the agent the user named.
+    """
     dropped = _HOP_BY_HOP | _NOT_FORWARDED | _dropped_by_connection(environ.get("HTTP_CONNECTION"))
     headers = {"Accept-Encoding": "identity"}
     for key, value in environ.items():
@@ -147,6 +174,8 @@ def forwarded_request_headers(environ: Mapping[str, Any]) -> dict[str, str]:
             continue
         lowered = name.lower()
         if lowered in dropped or lowered.startswith("sec-"):
+            continue
+        if not credentials and lowered not in _TO_OTHER_ORIGINS:
             continue
         headers[name] = str(value)
     return headers

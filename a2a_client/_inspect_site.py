@@ -5,6 +5,7 @@ werkzeug's server is imported when the inspector starts, never with this module.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -12,9 +13,11 @@ from typing import Any
 
 from ._inspect_proxy import (
     DEFAULT_TIMEOUT,
+    MAX_CARD,
     PROXY_PREFIX,
     InspectProxy,
     StartResponse,
+    read_limited,
     reply,
 )
 from ._inspect_targets import AgentTargets
@@ -27,11 +30,13 @@ __all__ = ["InspectApp", "InspectorHandle", "start_inspector"]
 class InspectApp:
     """The loopback site: ``/inspector/`` (the page), ``/proxy/…``; ``/`` redirects to the page."""
 
-    def __init__(self, agent_url: str, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(self, agent_url: str, *, timeout: float = DEFAULT_TIMEOUT,
+                 allow_origins: Iterable[str] = ()) -> None:
         self.agent_url = agent_url
         self.card_url = card_url_for(agent_url)
         self.allowed_hosts: set[str] = set()
-        self.proxy = InspectProxy(AgentTargets(self.card_url, self._read_card), timeout=timeout)
+        targets = AgentTargets(self.card_url, self._read_card, allow_origins=allow_origins)
+        self.proxy = InspectProxy(targets, timeout=timeout)
         self.site = InspectorSite({"agentUrl": agent_url, "cardUrl": self.card_url,
                                    "proxy": PROXY_PREFIX})
 
@@ -43,10 +48,16 @@ class InspectApp:
             self.allowed_hosts.update(names)
 
     def _read_card(self) -> Any:
-        response = self.proxy.session.get(self.card_url, headers={"Accept": "application/json"},
-                                          timeout=self.proxy.timeout, allow_redirects=False)
-        response.raise_for_status()
-        return response.json()
+        response = self.proxy.session.get(self.card_url, headers={"Accept": "application/json",
+                                                                  "Accept-Encoding": "identity"},
+                                          timeout=self.proxy.timeout, allow_redirects=False,
+                                          stream=True)
+        try:
+            response.raise_for_status()
+            body = read_limited(response, MAX_CARD)  # a huge card is refused, not held
+        finally:
+            response.close()
+        return json.loads(body)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         refusal = self._refusal(environ)
@@ -97,12 +108,16 @@ class InspectorHandle:
         self.stop()
 
 
-def start_inspector(agent_url: str, *, port: int = 0,
-                    timeout: float = DEFAULT_TIMEOUT) -> InspectorHandle:
-    """Serve the inspector for ``agent_url`` on 127.0.0.1:``port`` (0: any), in a thread."""
+def start_inspector(agent_url: str, *, port: int = 0, timeout: float = DEFAULT_TIMEOUT,
+                    allow_origins: Iterable[str] = ()) -> InspectorHandle:
+    """Serve the inspector for ``agent_url`` on 127.0.0.1:``port`` (0: any), in a thread.
+
+    The proxy forwards to ``agent_url``'s origin only, and to ``allow_origins``
+    (``scheme://host[:port]``) without credentials; ValueError for a refused URL.
+    """
     from werkzeug.serving import make_server  # the server only when an inspector runs
 
-    app = InspectApp(agent_url, timeout=timeout)
+    app = InspectApp(agent_url, timeout=timeout, allow_origins=allow_origins)
     server = make_server("127.0.0.1", port, app, threaded=True)
     bound = server.socket.getsockname()[1]
     app.listen_on(bound)

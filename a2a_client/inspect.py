@@ -3,6 +3,7 @@
 ::
 
     a2a inspect https://agents.example.com/echo/ [--port N] [--no-open] [--timeout S]
+                [--allow-origin https://other.example.com ...]
     python -m a2a_client.inspect URL ...       (the same, without the ``a2a`` script)
 
 A browser page cannot call an agent on another origin unless the agent
@@ -12,10 +13,15 @@ allows it (CORS), and most do not. So the page is served from
 ``requests``: streamed (SSE passes through as it arrives), hop-by-hop
 headers dropped, redirects not followed, with timeouts.
 
-It is not an open proxy. It forwards only to the agent's own URLs: its card
-URL, and the interface URLs its card lists (a JSON-RPC URL exactly, an
-HTTP+JSON URL and the paths below it); the card is re-read when a target
-is not on the list yet. It answers only requests addressed to itself by a
+It is not an open proxy. It forwards only to the origin the user typed (and
+those named with ``--allow-origin``, which get no credentials: no
+``Authorization``, no API key, only the protocol's own headers), and there
+only to the agent's own URLs: its card URL, and the interface URLs its card
+lists (a JSON-RPC URL exactly, an HTTP+JSON URL and the paths below it); the
+card is re-read when a target is not on the list yet. An interface the card
+lists on another origin is ignored. It never connects to a link-local or
+cloud metadata address (judged on the address each connection reached), and
+reads a card of at most ``MAX_CARD`` bytes. It answers only requests addressed to itself by a
 loopback name, and no request another site's page makes (``Origin`` and
 ``Sec-Fetch-Site``).
 
@@ -60,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-open", action="store_true", help="do not open a browser")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                         help=f"seconds to wait for the agent (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="another origin (scheme://host[:port]) the card's interfaces may use;"
+                             " it gets no credentials (repeatable)")
     return parser
 
 
@@ -79,7 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     stop_on_signals()  # serves until stopped: a background job must still stop on a signal
     try:
-        handle = start_inspector(args.url, port=args.port, timeout=args.timeout)
+        handle = start_inspector(args.url, port=args.port, timeout=args.timeout,
+                                 allow_origins=args.allow_origin)
+    except ValueError as exc:
+        print(f"a2a inspect: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"a2a inspect: cannot listen on port {args.port}: {exc}", file=sys.stderr)
         return 5

@@ -26,11 +26,18 @@ from typing import Final, Literal
 
 from . import wire
 from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
-from .errors import TaskNotFoundError, UnsupportedOperationError
+from .errors import InvalidParamsError, TaskNotFoundError, UnsupportedOperationError
 from .extensions import ActivatedExtensions
 from .jsonvalue import JSONObject, JSONValue
 from .methods import Operation
-from .models import AgentCard, ListTasksRequest, ListTasksResponse, SendMessageRequest, Task
+from .models import (
+    AgentCard,
+    ListTasksRequest,
+    ListTasksResponse,
+    Role,
+    SendMessageRequest,
+    Task,
+)
 from .service import A2AService, CallContext, StreamItem
 from .streaming import started
 from .tasks import strip_artifacts, trim_history
@@ -147,6 +154,10 @@ class Operations:
         activated: ActivatedExtensions,
     ) -> SendMessageRequest:
         request = wire.decode_params(operation, params, ctx.version, max_parts=self.max_parts)
+        if request.message.role is not Role.USER:
+            # Agent-role messages are the agent's to write; a client sending one would put
+            # words in the agent's mouth (in history, and in what the agent reads back).
+            raise InvalidParamsError("params.message.role: a client sends user messages only")
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 

@@ -19,6 +19,7 @@ from a2a_core.errors import (
     ExtendedAgentCardNotConfiguredError,
     InvalidTransitionError,
     TaskNotCancelableError,
+    TaskNotFoundError,
 )
 from a2a_core.idempotency import request_fingerprint
 from a2a_core.models import (
@@ -295,7 +296,12 @@ class Runtime:
             self._push.check(push, ctx.version)  # -32602 before any write
         msg = request.message
         if msg.task_id is None:
-            return self._runner.new_run(msg, self._scope(ctx), ctx, push, claim)
+            scope = self._scope(ctx)
+            if msg.context_id is not None and self.store.context_taken(
+                    msg.context_id, owner=scope[0], tenant=scope[1]):
+                # Another caller's context answers as another caller's task does: not found.
+                raise TaskNotFoundError(f"Context {msg.context_id} not found")
+            return self._runner.new_run(msg, scope, ctx, push, claim)
         return self._runner.continued_run(msg, msg.task_id, self._scope(ctx), ctx, push)
 
     def subscribe_to_task(

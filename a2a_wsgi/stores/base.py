@@ -242,6 +242,12 @@ class TaskRecords(Protocol):
         most ``limit``; and the number of all matches (ignoring ``after``/``limit``)."""
         ...
 
+    def context_taken(self, context_id: str, *, owner: str | None = None,
+                      tenant: str | None = None) -> bool:
+        """Whether tasks of another owner or tenant use ``context_id`` (a send into it by
+        this caller is refused: an agent keeping memory per context would mix callers)."""
+        ...
+
     def finished_among(self, task_ids: Sequence[str]) -> dict[str, TaskState]:
         """Those of ``task_ids`` whose stored state is terminal (how a worker hears a cancel)."""
         ...

@@ -12,7 +12,15 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from a2a_core import wire
-from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig
+from a2a_core.models import (
+    DataPart,
+    FilePart,
+    Part,
+    StreamEvent,
+    Task,
+    TaskPushNotificationConfig,
+    TextPart,
+)
 
 from .encoding import from_document, is_document, to_document
 
@@ -23,6 +31,8 @@ __all__ = [
     "load_event",
     "dump_push_config",
     "load_push_config",
+    "dump_part",
+    "load_part",
 ]
 
 _T = TypeVar("_T")
@@ -51,6 +61,16 @@ def dump_task(task: Task) -> str:
 def load_task(text: str | bytes) -> Task:
     ours, value = _load(text, Task)
     return value if ours else wire.decode(Task, value)
+
+
+def dump_part(part: Part) -> str:
+    return _dump(part)
+
+
+def load_part(text: str | bytes) -> Part:
+    # Parts have rows of their own only in the stores' encoding (schema 5 on).
+    _, value = _load(text, (TextPart, FilePart, DataPart))
+    return value  # type: ignore[no-any-return]
 
 
 def dump_event(event: StreamEvent) -> str:

@@ -160,6 +160,12 @@ class MemoryTaskStore:
         page = [t for t in matches if after is None or sort_key(t) < after]
         return (page if limit is None else page[:limit]), len(matches)
 
+    def context_taken(self, context_id: str, *, owner: str | None = None,
+                      tenant: str | None = None) -> bool:
+        with self._lock:
+            return any(r.task.context_id == context_id and (r.owner, r.tenant) != (owner, tenant)
+                       for r in self._tasks.values())
+
     def finished_among(self, task_ids: Sequence[str]) -> dict[str, TaskState]:
         with self._lock:
             found = {i: self._tasks[i].task.status.state for i in task_ids if i in self._tasks}

@@ -69,10 +69,13 @@ class WhoAgent(Agent):
         return reply(f"caller={caller_name(ctx.identity)}")
 
 
-def _message(text: str, version: str, task_id: str | None = None) -> dict[str, Any]:
+def _message(text: str, version: str, task_id: str | None = None,
+             context_id: str | None = None) -> dict[str, Any]:
     msg: dict[str, Any] = {"messageId": f"msg-{uuid.uuid4()}"}
     if task_id is not None:
         msg["taskId"] = task_id
+    if context_id is not None:
+        msg["contextId"] = context_id
     if version == "0.3":
         msg.update(kind="message", role="user", parts=[{"kind": "text", "text": text}])
     else:
@@ -128,8 +131,8 @@ class Caller:
     # -- operations ---------------------------------------------------------------------
 
     def send(self, text: str = "hi", *, blocking: bool = True,
-             task_id: str | None = None) -> requests.Response:
-        params: dict[str, Any] = {"message": _message(text, self.version, task_id)}
+             task_id: str | None = None, context_id: str | None = None) -> requests.Response:
+        params: dict[str, Any] = {"message": _message(text, self.version, task_id, context_id)}
         if not blocking:
             params["configuration"] = ({"blocking": False} if self.version == "0.3"
                                        else {"returnImmediately": True})

@@ -121,6 +121,23 @@ def test_get_and_cancel_of_anothers_task_are_not_found(base: str,
 
 
 @ALL
+def test_a_send_into_anothers_context_is_not_found(base: str,
+                                                   alices_task: tuple[str, str]) -> None:
+    binding, task_id = alices_task
+    alice = _as(base, binding, "tok-alice")
+    context_id = result(alice.get(task_id), binding)["contextId"]
+    bob = _as(base, binding, "tok-bob")
+    status, body = _answer(bob.send("into alice's context", context_id=context_id), task_id)
+    assert ("TASK_NOT_FOUND" in body) or ("-32001" in body), body
+    assert status in (200, 404) and context_id in body
+    # Alice may go on using it, with a new task.
+    again = task_of(result(alice.send("more", context_id=context_id), binding), binding)
+    assert again["contextId"] == context_id and again["id"] != task_id
+    fresh = f"ctx-{uuid.uuid4().hex}"  # a context nobody uses is anyone's to start
+    assert task_of(result(bob.send("hi", context_id=fresh), binding), binding)["contextId"] == fresh
+
+
+@ALL
 def test_subscribing_to_anothers_task_is_not_found(base: str,
                                                    alices_task: tuple[str, str]) -> None:
     binding, task_id = alices_task

@@ -275,11 +275,15 @@ def test_targets_other_than_the_agents_own_urls_are_refused(
         agent: tuple[str, Recorder, A2AApp], inspector: str) -> None:
     base = agent[0]
     port = base.rsplit(":", 1)[1]
-    for url in (f"{base}/admin", f"{base}/.well-known/other.json", "http://example.com/",
-                f"http://localhost:{port}/", f"http://user@127.0.0.1:{port}/"):
+    for url in (f"{base}/admin", f"{base}/.well-known/other.json",
+                f"http://user@127.0.0.1:{port}/"):
         response = requests.post(proxied(inspector, url), data=b"{}", timeout=5)
         assert response.status_code == 403, url
         assert b"not one of the agent's URLs" in response.content
+    for url in ("http://example.com/", f"http://localhost:{port}/"):
+        response = requests.post(proxied(inspector, url), data=b"{}", timeout=5)
+        assert response.status_code == 403, url
+        assert b"not the origin you named" in response.content
     # Dot segments, sent as they are (requests would resolve them first).
     for path in ("/x/../", "/x/%2e%2e/", "/./", "/.well-known/./agent-card.json"):
         status, body = raw_post(inspector, proxied("", base + path))

@@ -104,6 +104,8 @@ def assert_status_405(response: requests.Response) -> dict[str, Any]:
     (b'"text"', "INVALID_REQUEST", "must be a JSON object"),
     (b'{"message": "hi"}', "INVALID_PARAMS", "params.message"),
     (b'{"message": {"role": "ROLE_USER", "parts": []}}', "INVALID_PARAMS", "params.message"),
+    (b'{"message": {"role": "ROLE_AGENT", "messageId": "m-agent", "parts": [{"text": "hi"}]}}',
+     "INVALID_PARAMS", "params.message.role"),
 ])
 def test_unreadable_or_wrong_bodies_are_400(rest: Rest, body: bytes, reason: str,
                                            words: str) -> None:

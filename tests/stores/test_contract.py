@@ -589,10 +589,11 @@ def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_pat
     SQLiteTaskStore(path).close()
     with sqlite3.connect(path) as conn:  # as version 1 left it
         conn.execute("DROP TABLE a2a_task_messages")
+        conn.execute("DROP TABLE a2a_parts")
         conn.execute("UPDATE a2a_schema_version SET version = 1")
     store = SQLiteTaskStore(path)
     try:
-        assert store.schema_version() == SCHEMA_VERSION == 4
+        assert store.schema_version() == SCHEMA_VERSION == 5
         store.save(make_task(), expected_version=None, message_id="m1", fingerprint=FP)
         assert store.find_by_message("m1", fingerprint=FP) == make_task()
     finally:
@@ -623,20 +624,21 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
     old.close()
     with sqlite3.connect(path) as conn:  # back to version 2, with one of its claims
         conn.execute("DROP TABLE a2a_task_messages")
+        conn.execute("DROP TABLE a2a_parts")
         conn.executescript(_SQLITE_V2_MESSAGES)
         conn.execute("INSERT INTO a2a_task_messages VALUES (?, 'm1', 'old')",
                      (json.dumps(["alice", None]),))
         conn.execute("UPDATE a2a_schema_version SET version = 2")
     out = io.StringIO()
     assert db_cli.db_main(["upgrade", f"sqlite:///{path}"], out=out) == 0
-    assert out.getvalue() == f"{path}: upgraded from version 2 to 4\n"
+    assert out.getvalue() == f"{path}: upgraded from version 2 to 5\n"
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT scope, message_id, fingerprint, task_id "
                             "FROM a2a_task_messages").fetchall() == [
             (json.dumps(["alice", None]), "m1", LEGACY_FINGERPRINT, "old")]
     store = SQLiteTaskStore(path)
     try:
-        assert store.schema_version() == 4
+        assert store.schema_version() == 5
         assert store.get("old", owner="alice") == make_task("old")
         assert store.find_by_message("m1", fingerprint=FP, owner="alice") is None
         store.save(make_task("new"), expected_version=None, owner="alice", message_id="m1",
@@ -649,4 +651,4 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
         store.close()
     out = io.StringIO()
     assert db_cli.db_main(["upgrade", f"sqlite:///{path}"], out=out) == 0
-    assert out.getvalue() == f"{path}: already at version 4\n"
+    assert out.getvalue() == f"{path}: already at version 5\n"

@@ -30,6 +30,8 @@ _TEXT: dict[str, str] = {
         WHERE id = %s AND owner IS NOT DISTINCT FROM %s AND tenant IS NOT DISTINCT FROM %s""",
     "notify": "SELECT pg_notify(%s, %s)",
     "finished": "SELECT id, state FROM {s}.a2a_tasks WHERE id = ANY(%s) AND terminal",
+    "context_taken": """SELECT 1 FROM {s}.a2a_tasks WHERE context_id = %s
+        AND NOT (owner IS NOT DISTINCT FROM %s AND tenant IS NOT DISTINCT FROM %s) LIMIT 1""",
     # One statement, one snapshot: the floor and the events cannot disagree.
     "events": """SELECT t.event_floor, e.seq, e.body FROM {s}.a2a_tasks t
         LEFT JOIN LATERAL (SELECT seq, body FROM {s}.a2a_events

@@ -194,6 +194,11 @@ class PostgresTaskStore:
         total = int(total_row[0]) if total_row is not None else 0
         return [codec.load_task(body) for (body,) in bodies], total
 
+    def context_taken(self, context_id: str, *, owner: str | None = None,
+                      tenant: str | None = None) -> bool:
+        return bool(self._pool.read(self._sql["context_taken"],
+                                    (esc(context_id), esc(owner), esc(tenant))))
+
     def finished_among(self, task_ids: Sequence[str]) -> dict[str, TaskState]:
         if not task_ids:
             return {}

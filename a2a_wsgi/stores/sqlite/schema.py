@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from ..base import LEGACY_FINGERPRINT
+from .parts import PARTS_TABLE
 
 __all__ = ["SCHEMA_VERSION", "migrate"]
 
@@ -66,6 +67,10 @@ MIGRATIONS: tuple[str, ...] = (
     # as they are and rewritten at their next save. No DDL: the version makes an older
     # library refuse this file instead of misreading new rows.
     "SELECT 1",
+    # 5: artifact parts in rows of their own (an appended chunk writes only itself); older
+    # bodies keep theirs inline until their next save. Tasks by context, to refuse a send
+    # into another caller's context.
+    PARTS_TABLE + ";\nCREATE INDEX a2a_tasks_context ON a2a_tasks (context_id)",
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -42,6 +42,7 @@ from ..codec import (
 )
 from .connections import SQLiteBase
 from .leases import SQLiteLeases
+from .parts import SavedTasks, attach_parts, read_parts, without_parts, write_parts
 from .push import SQLitePush
 from .schema import SCHEMA_VERSION, migrate
 
@@ -86,6 +87,7 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
         super().__init__(str(path) if path is not None else default_sqlite_path(),
                          busy_timeout=busy_timeout)
         self._max_events = max_events
+        self._saved = SavedTasks()
         _make_folder(self.path)
         try:
             self._migrate()
@@ -114,19 +116,32 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
 
     def load(self, task_id: str, *, owner: str | None = None,
              tenant: str | None = None) -> StoredTask | None:
-        row = self._conn().execute(
-            "SELECT body, version, event_seq FROM a2a_tasks "
-            "WHERE id = ? AND owner IS ? AND tenant IS ?", (task_id, owner, tenant)).fetchone()
-        if row is None:
-            return None
-        return StoredTask(load_task(row[0]), row[1], row[2])
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT version, event_seq FROM a2a_tasks "
+                "WHERE id = ? AND owner IS ? AND tenant IS ?", (task_id, owner, tenant)).fetchone()
+            if row is None:
+                return None
+            saved = self._saved.get(task_id, row[0])
+            if saved is not None:  # the version this process saved last: no need to read it
+                return StoredTask(saved, row[0], row[1])
+            body = conn.execute("SELECT body FROM a2a_tasks WHERE id = ?", (task_id,)).fetchone()
+            task = self._with_parts(conn, [load_task(body[0])])[0]
+        return StoredTask(task, row[0], row[1])
+
+    @staticmethod
+    def _with_parts(conn: sqlite3.Connection, tasks: list[Task]) -> list[Task]:
+        """Tasks read from bodies, with their artifacts' parts from ``a2a_parts``."""
+        parts = read_parts(conn, [task.id for task in tasks if task.artifacts])
+        return [attach_parts(task, parts.get(task.id, {})) for task in tasks]
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
              outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
              fingerprint: str | None = None) -> int:
         claim = message_claim(message_id, fingerprint)
-        body = dump_task(task)
+        body = dump_task(without_parts(task))
+        before = self._saved.get(task.id, expected_version) if expected_version else None
         logged = [dump_event(event) for event in events]
         with self._write() as conn:
             row = conn.execute(
@@ -161,13 +176,15 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
                 "event_floor = excluded.event_floor, body = excluded.body",
                 (task.id, owner, tenant, task.context_id, state.value, int(state.is_terminal),
                  to_micros(sort_key(task)[0]), version, seq, floor, body))
+            write_parts(conn, task, before)
             conn.executemany(
                 "INSERT INTO a2a_outbox (task_id, config_id, seq, url, headers, body, "
                 "next_attempt_us) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(e.task_id, e.config_id, e.seq, e.url, json.dumps([list(h) for h in e.headers]),
                   e.body, to_micros(e.not_before) if e.not_before is not None else 0)
                  for e in outbox])
-            return version
+        self._saved.put(task, version)  # committed: the next append starts from it
+        return version
 
     @staticmethod
     def _claim_message(conn: sqlite3.Connection, task_id: str, owner: str | None,
@@ -190,7 +207,9 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
             "WHERE m.scope = ? AND m.message_id = ? AND m.fingerprint = ? "
             "AND t.owner IS ? AND t.tenant IS ?",
             (json.dumps([owner, tenant]), message_id, fingerprint, owner, tenant)).fetchone()
-        return load_task(row[0]) if row is not None else None
+        if row is None:
+            return None
+        return self._with_parts(self._conn(), [load_task(row[0])])[0]
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
              context_id: str | None = None, status: TaskState | None = None,
@@ -220,7 +239,15 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
                 f"SELECT body FROM a2a_tasks WHERE {' AND '.join(page_where)} "
                 "ORDER BY status_us DESC, id DESC LIMIT ?",
                 [*page_args, -1 if limit is None else limit]).fetchall()
-        return [load_task(row[0]) for row in rows], int(total)
+            tasks = self._with_parts(conn, [load_task(row[0]) for row in rows])
+        return tasks, int(total)
+
+    def context_taken(self, context_id: str, *, owner: str | None = None,
+                      tenant: str | None = None) -> bool:
+        row = self._conn().execute(
+            "SELECT 1 FROM a2a_tasks WHERE context_id = ? AND NOT (owner IS ? AND tenant IS ?) "
+            "LIMIT 1", (context_id, owner, tenant)).fetchone()
+        return row is not None
 
     def finished_among(self, task_ids: Sequence[str]) -> dict[str, TaskState]:
         found: dict[str, TaskState] = {}
@@ -275,7 +302,9 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
             ids = [row[0] for row in conn.execute(
                 "SELECT id FROM a2a_tasks WHERE terminal = 1 AND status_us < ? LIMIT ?",
                 (to_micros(older_than), -1 if limit is None else limit))]
-            for table, column in (("a2a_events", "task_id"), ("a2a_push_configs", "task_id"),
+            self._saved.forget(ids)
+            for table, column in (("a2a_events", "task_id"), ("a2a_parts", "task_id"),
+                                  ("a2a_push_configs", "task_id"),
                                   ("a2a_leases", "task_id"), ("a2a_outbox", "task_id"),
                                   ("a2a_task_messages", "task_id"), ("a2a_tasks", "id")):
                 conn.executemany(f"DELETE FROM {table} WHERE {column} = ?",
