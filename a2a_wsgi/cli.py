@@ -27,8 +27,8 @@ def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
     """The ``serve`` options; defaults shown come from :data:`GUNICORN_DEFAULTS`."""
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Serve an A2A agent (any WSGI app) with gunicorn: its gevent worker when "
-                    "gevent is installed (a2a-wsgi[gevent]), else its gthread worker.",
+        description="Serve an A2A agent (any WSGI app) with gunicorn: its gevent worker "
+                    "(gevent comes with a2a-wsgi), or --worker-class gthread.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("target", metavar="MODULE:OBJECT",

@@ -150,7 +150,7 @@ GEVENT_DEFAULTS: Mapping[str, Any] = {
 
 
 def default_worker_class() -> str:
-    """``gevent`` when it is installed (``a2a-wsgi[gevent]``), else ``gthread``."""
+    """``gevent`` (a dependency of a2a-wsgi) when it can be imported, else ``gthread``."""
     return "gevent" if importlib.util.find_spec("gevent") is not None else "gthread"
 
 

@@ -1,7 +1,14 @@
-"""SQLite connections: one per thread, fresh after a fork, and lock waits that cooperate.
+"""SQLite connections: one per thread (or greenlet) while it works, pooled after it ends.
 
 sqlite3 connections are shared neither across threads nor across a fork, so
-each thread (or greenlet) gets its own and a forked worker opens new ones.
+each thread (or greenlet) uses its own and a forked worker opens new ones.
+Each open connection costs two descriptors (the file and its WAL) and its page
+cache, so what is open is bounded by work in flight, not by work done: when a
+thread or greenlet ends its connection goes back to a small idle pool (closed
+when the pool is full) and the next one takes it from there. Under gthread the
+threads live as long as the worker, so there is one connection per thread;
+under gevent every request is a new greenlet, and the pool keeps
+:data:`IDLE_CONNECTIONS` of them open between requests.
 
 A writer that finds the write lock taken waits for it. With OS threads that
 wait is SQLite's own busy handler (``busy_timeout``), inside C. Under gevent
@@ -16,41 +23,91 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from ...concurrency import cooperative
 
-__all__ = ["Connections", "SQLiteBase"]
+__all__ = ["IDLE_CONNECTIONS", "Connections", "SQLiteBase"]
 
 _BACKOFF_FIRST, _BACKOFF_MAX = 0.001, 0.05
+#: Connections kept open, per store and process, for threads or greenlets still to come.
+IDLE_CONNECTIONS = 8
+
+
+class _Held:
+    """A thread's (or greenlet's) connection, in that thread's ``threading.local``.
+
+    When the thread or greenlet ends its locals are dropped, and with them this
+    object: its finalizer hands the connection back to the pool.
+    """
+
+    __slots__ = ("conn", "__weakref__")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
 
 
 class Connections:
     """The connections of one store to one file."""
 
-    def __init__(self, path: str, *, busy_timeout: float) -> None:
+    def __init__(self, path: str, *, busy_timeout: float,
+                 idle: int = IDLE_CONNECTIONS) -> None:
         self.path = path
         self.busy_timeout = busy_timeout
+        self.idle_limit = idle
         self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
+        # deque and WeakSet, no lock: a finalizer may run in the middle of any
+        # code of this thread (a lock taken there would deadlock); appends and
+        # pops of a deque are atomic.
+        self._idle: deque[sqlite3.Connection] = deque()
+        self._held: weakref.WeakSet[_Held] = weakref.WeakSet()
         self._pid = os.getpid()
         self._closed = False
 
     def get(self) -> sqlite3.Connection:
-        """This thread's connection; a fork or close makes a fresh one."""
+        """This thread's connection: the one it holds, an idle one, or a new one."""
         if self._pid != os.getpid():
-            self._pid, self._local, self._all = os.getpid(), threading.local(), []
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._open()
-            self._local.conn = conn
-        return conn
+            # A forked child: the parent's connections are not ours to use or close.
+            self._pid, self._local = os.getpid(), threading.local()
+            self._idle, self._held = deque(), weakref.WeakSet()
+        held: _Held | None = getattr(self._local, "held", None)
+        if held is None:
+            held = _Held(self._take())
+            weakref.finalize(held, self._give_back, held.conn, self._pid)
+            self._held.add(held)
+            self._local.held = held
+        return held.conn
 
-    def _open(self) -> sqlite3.Connection:
+    def open_count(self) -> int:
+        """Connections open now (held by a thread or idle), for tests and soak checks."""
+        return len(self._idle) + len(self._held)
+
+    def _take(self) -> sqlite3.Connection:
         if self._closed:
             raise RuntimeError("the store is closed")
+        try:
+            return self._idle.pop()
+        except IndexError:
+            return self._open()
+
+    def _give_back(self, conn: sqlite3.Connection, pid: int) -> None:
+        """Called when the thread holding ``conn`` has ended: pool it or close it."""
+        if pid != os.getpid() or pid != self._pid:
+            return  # a connection of the process we forked from
+        try:
+            if conn.in_transaction:
+                conn.rollback()  # a thread that died mid-transaction
+            if not self._closed and len(self._idle) < self.idle_limit:
+                self._idle.append(conn)
+                return
+            conn.close()
+        except sqlite3.Error:
+            pass
+
+    def _open(self) -> sqlite3.Connection:
         waits_in_c = not cooperative()
         busy_ms = int(self.busy_timeout * 1000) if waits_in_c else 0
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
@@ -58,8 +115,6 @@ class Connections:
         conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
         self._retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL"))
         conn.execute("PRAGMA synchronous = NORMAL")
-        with self._lock:
-            self._all.append(conn)
         return conn
 
     def begin(self, conn: sqlite3.Connection, statement: str) -> None:
@@ -82,9 +137,10 @@ class Connections:
             pause = min(pause * 2, _BACKOFF_MAX)
 
     def close(self) -> None:
-        with self._lock:
-            conns, self._all = self._all, []
-            self._closed = True
+        """Close every connection of this process, held or idle; later use raises."""
+        self._closed = True
+        conns = list(self._idle) + [held.conn for held in list(self._held)]
+        self._idle.clear()
         for conn in conns:
             try:
                 conn.close()
