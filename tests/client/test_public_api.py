@@ -29,7 +29,8 @@ def test_importing_the_client_does_not_import_the_server() -> None:
         "import sys, a2a_client, a2a_client.cli; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('werkzeug', 'a2a_wsgi')))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         timeout=60)
     assert out.stdout.strip() == "[]"
 
 

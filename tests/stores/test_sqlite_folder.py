@@ -90,9 +90,9 @@ def test_a2a_serve_with_an_impossible_folder_says_so_in_one_line(tmp_path: Path)
     db = blocker / "my-agent" / "tasks.sqlite3"
     proc = subprocess.Popen(_serve_argv(free_port()), cwd=ROOT, env={**os.environ,
                             **_env(tmp_path, db)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True)
     try:
-        _, err = proc.communicate(timeout=60)
+        err = proc.communicate(timeout=60)[1].decode(errors="replace")
     finally:
         stop_group(proc)  # gunicorn and any worker left, SIGKILL after a grace period
     assert proc.returncode not in (0, None)

@@ -1,0 +1,247 @@
+"""The shell commands of the first-hour pages, run as written.
+
+Pages: docs/security.md (signed cards behind tokens), docs/serving.md (the Flask and
+Django mounts), docs/telemetry.md (logging under gunicorn), docs/push.md (the local
+push recipe). The ``A2A_DB`` line of docs/deployment.md runs in
+tests/stores/test_sqlite_folder.py, README's ``a2a`` lines in tests/test_readme.py.
+
+Each command runs in bash exactly as the page writes it, with only these substitutions:
+
+* ``.venv/bin/`` is the folder of the venv running the tests (``sys.executable``'s);
+* ``127.0.0.1:8000`` and ``127.0.0.1:9000`` become free loopback ports;
+* the working directory is a temporary folder holding a link to the checkout's
+  ``examples`` (so files a command writes, such as ``card-key.pem`` or the SQLite file,
+  land there), ``HOME`` is a temporary folder and ``PATH`` is the venv's folder then the
+  system's (``os.defpath``), whatever the caller's were;
+* ``.venv/bin/pip install -e '.[EXTRA]'`` is checked, not run (the suite must not
+  reinstall its own venv): ``EXTRA`` must be an extra of pyproject.toml whose
+  requirements are all installed here.
+
+A command that serves (gunicorn, an example agent) runs in its own session until the
+test ends, then is stopped (SIGTERM to its group, SIGKILL after a grace period).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import requests
+from packaging.requirements import Requirement
+from support.gunicorn import free_port, stop_group
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_BIN = Path(sys.executable).parent
+BASH = "/bin/bash"
+_PIP_LINE = re.compile(r"^\.venv/bin/pip install -e '\.\[(\w+)\]'$")
+
+pytestmark = pytest.mark.slow
+
+
+def commands(page: str, containing: str) -> list[str]:
+    """The lines of the one ```sh block of ``page`` that mentions ``containing``, with
+    backslash continuations joined."""
+    text = (ROOT / "docs" / page).read_text()
+    blocks = [b for b in re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M) if containing in b]
+    assert len(blocks) == 1, f"{page}: {len(blocks)} sh blocks mention {containing!r}"
+    return [line.strip() for line in blocks[0].replace("\\\n", " ").splitlines() if line.strip()]
+
+
+class Shell:
+    """Runs doc lines in bash with the substitutions above; stops what it started."""
+
+    def __init__(self, folder: Path) -> None:
+        self.cwd = folder / "work"
+        self.cwd.mkdir()
+        (self.cwd / "examples").symlink_to(ROOT / "examples")
+        home = folder / "home"
+        home.mkdir()
+        self.env = {"PATH": os.pathsep.join([str(VENV_BIN), os.defpath]), "HOME": str(home),
+                    "LANG": "C.UTF-8"}
+        self.ports = {"127.0.0.1:8000": f"127.0.0.1:{free_port()}",
+                      "127.0.0.1:9000": f"127.0.0.1:{free_port()}"}
+        self.servers: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def substitute(self, line: str) -> str:
+        line = line.replace(".venv/bin/", f"{VENV_BIN}/")
+        for written, free in self.ports.items():
+            line = line.replace(written, free)
+        return line
+
+    def url(self, written: str) -> str:
+        """A URL as the page writes it, on the port the test uses instead."""
+        for port, free in self.ports.items():
+            written = written.replace(port, free)
+        return written
+
+    def run(self, line: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([BASH, "-c", self.substitute(line)], cwd=self.cwd, env=self.env,
+                              capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+
+    def start(self, line: str, ready_url: str) -> Path:
+        """Start a serving line; return its log once ``ready_url`` answers."""
+        log = self.cwd.parent / f"server-{len(self.servers)}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen([BASH, "-c", self.substitute(line)], cwd=self.cwd,
+                                    env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+        self.servers.append((proc, log))
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, f"{line}\nexited:\n{log.read_text(errors='replace')}"
+            assert time.monotonic() < deadline, f"{line}\nnot ready:\n{log.read_text()}"
+            try:
+                requests.get(self.url(ready_url), timeout=10)
+                return log
+            except requests.RequestException:  # not listening yet, or workers still booting
+                time.sleep(0.1)
+
+    def stop(self) -> None:
+        for proc, _ in self.servers:
+            stop_group(proc)
+
+
+@pytest.fixture
+def shell(tmp_path: Path) -> Iterator[Shell]:
+    sh = Shell(tmp_path)
+    try:
+        yield sh
+    finally:
+        sh.stop()
+
+
+def check_pip_line(line: str) -> None:
+    """The install line names a real extra, and everything it brings is installed here."""
+    match = _PIP_LINE.fullmatch(line)
+    assert match, f"not the documented install form: {line}"
+    toml = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
+    extras = toml.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert match[1] in extras, f"no extra {match[1]!r} in pyproject.toml"
+    for spec in extras[match[1]]:
+        requirement = Requirement(spec)
+        installed = metadata.version(requirement.name)
+        assert requirement.specifier.contains(installed, prereleases=True), (spec, installed)
+
+
+def test_security_page_serves_signed_cards_behind_tokens(shell: Shell) -> None:
+    pip, keygen, server, curl = commands("security.md", "examples.secure:app")
+    check_pip_line(pip)
+    made = shell.run(keygen)
+    assert made.returncode == 0, made.stderr
+    assert (shell.cwd / "card-key.pem").read_text().startswith("-----BEGIN PRIVATE KEY-----")
+    shell.start(server, "http://127.0.0.1:8000/.well-known/agent-card.json")
+    answer = shell.run(curl)
+    assert answer.returncode == 0, answer.stderr
+    task = json.loads(answer.stdout)["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"][0]["text"] == "You are alice."
+    card = requests.get(shell.url("http://127.0.0.1:8000/.well-known/agent-card.json"),
+                        timeout=10).json()
+    assert card["supportedInterfaces"][0]["url"].startswith("https://agents.example/")
+    assert card["signatures"], "the card is not signed"
+    # Four workers, one key file: every worker's signature has the same key id.
+    kids = {json.dumps(requests.get(shell.url(
+        "http://127.0.0.1:8000/.well-known/jwks.json"), timeout=10).json()) for _ in range(8)}
+    assert len(kids) == 1
+
+
+def test_secure_example_without_the_signing_extra_says_how_to_install_it(
+        tmp_path: Path) -> None:
+    """``python examples/secure.py`` after README's plain install: one line, the command."""
+    blocker = tmp_path / "no-extra" / "cryptography"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('not installed')\n")
+    env = {"PATH": os.defpath, "HOME": str(tmp_path), "PYTHONPATH": str(blocker.parent)}
+    done = subprocess.run([sys.executable, "examples/secure.py"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert done.stderr == ("examples/secure.py signs its cards: install the signing extra: "
+                           ".venv/bin/pip install -e '.[signing]'\n")
+
+
+@pytest.mark.parametrize("example", ["examples.flask_mount:app",
+                                     "examples.django_mount:application"])
+def test_mount_pages_install_serve_and_answer_the_card(shell: Shell, example: str) -> None:
+    pip, server, curl = commands("serving.md", example)
+    check_pip_line(pip)
+    shell.start(server, "http://127.0.0.1:8000/")
+    answer = shell.run(curl)
+    assert answer.returncode == 0, answer.stderr
+    card = json.loads(answer.stdout)
+    assert card["name"] == "Echo Agent"
+    assert card["supportedInterfaces"][0]["url"] == shell.url("http://127.0.0.1:8000/a2a/")
+    site = requests.get(shell.url("http://127.0.0.1:8000/"), timeout=10)
+    assert site.status_code == 200 and "site" in site.text
+
+
+def test_telemetry_gunicorn_config_shows_the_access_lines(shell: Shell) -> None:
+    (server,) = commands("telemetry.md", "examples/gunicorn_logging.py")
+    log = shell.start(server, "http://127.0.0.1:8000/.well-known/agent-card.json")
+    sent = requests.post(shell.url("http://127.0.0.1:8000/"), headers={"A2A-Version": "1.0"},
+                         timeout=10, json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                                           "params": {"message": {"messageId": "m1",
+                                                      "role": "ROLE_USER",
+                                                      "parts": [{"text": "hi"}]}}})
+    assert sent.status_code == 200
+    deadline = time.monotonic() + 10
+    while "a2a_wsgi.access: SendMessage JSONRPC 1.0 -> 200" not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+
+
+def _pattern(line: str) -> re.Pattern[str]:
+    return re.compile(".*?".join(re.escape(piece) for piece in line.split("…")))
+
+
+def test_push_recipe_delivers_verified_pushes_end_to_end(shell: Shell) -> None:
+    pip, agent, receiver = commands("push.md", "examples/push_receiver.py")
+    check_pip_line(pip)
+    shell.start(agent, "http://127.0.0.1:8000/.well-known/jwks.json")
+    done = shell.run(receiver)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = (ROOT / "docs" / "push.md").read_text()
+    shown = re.search(r"exits 0 after the push that says the task finished:\n\n```\n(.*?)```",
+                      text, re.S)
+    assert shown, "push.md no longer shows the receiver's output"
+    expected = [shell.url(line) for line in shown[1].splitlines()]
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(expected), done.stdout
+    for got, want in zip(lines, expected, strict=True):
+        assert _pattern(want).fullmatch(got), f"want {want}\ngot  {got}"
+    assert len({line.split()[3] for line in lines[2:]}) == 1  # one task throughout
+
+
+def test_push_receiver_refuses_a_forged_push(shell: Shell) -> None:
+    """Whoever learns the webhook URL cannot push: no token, no signature, 401."""
+    _, agent, _ = commands("push.md", "examples/push_receiver.py")
+    shell.start(agent, "http://127.0.0.1:8000/.well-known/jwks.json")
+    log = shell.start(".venv/bin/python examples/push_receiver.py http://127.0.0.1:8000/ "
+                      "--listen 127.0.0.1:9000", "http://127.0.0.1:9000/")
+    forged = requests.post(shell.url("http://127.0.0.1:9000/webhook"), timeout=10,
+                           json={"statusUpdate": {"taskId": "tsk-1", "status": {
+                               "state": "TASK_STATE_COMPLETED"}}},
+                           headers={"X-A2A-Notification-Token": "guessed"})
+    assert forged.status_code == 401 and forged.content == b""
+    deadline = time.monotonic() + 10
+    while "refused a push:" not in log.read_text():
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+    assert "verified push" not in log.read_text()
+
+
+def test_the_tools_the_pages_use_are_found_without_the_callers_path() -> None:
+    """openssl and curl come from the system folders, as on a fresh machine."""
+    for tool in ("openssl", "curl"):
+        if shutil.which(tool, path=os.defpath) is None:
+            pytest.skip(f"{tool} is not installed in {os.defpath}")
