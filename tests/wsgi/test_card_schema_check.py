@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from a2a_core.models import AgentSkill, Message, OAuth2SecurityScheme, OAuthFlows
@@ -46,3 +49,39 @@ def test_serve_refuses_before_it_listens() -> None:
     with pytest.raises(CardSchemaError, match="flows"):
         serve(app, "127.0.0.1:0")
 
+
+
+_WITHOUT_JSONSCHEMA = r'''
+import importlib.abc, sys
+
+class NoJsonschema(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "jsonschema" or name.startswith("jsonschema."):
+            raise ImportError(f"{name} is not installed here")
+        return None
+
+sys.meta_path.insert(0, NoJsonschema())
+from a2a_core.models import AgentSkill
+from a2a_wsgi import A2AApp, Agent, reply
+
+class Echo(Agent):
+    name, description = "Echo", "Says it back"
+    skills = [AgentSkill(id="echo", name="Echo", description="Echoes", tags=["echo"])]
+
+    def handle_message(self, message, context):
+        return reply(message.text)
+
+app = A2AApp(Echo())  # creating an app does not need jsonschema
+print("created")
+app.start()
+'''
+
+
+def test_without_jsonschema_the_start_says_what_to_install() -> None:
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_JSONSCHEMA], capture_output=True,
+                          text=True, timeout=120, check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and done.stdout == "created\n", done.stdout + done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == ("ImportError: a2a_core.schemas checks cards with the 'jsonschema' package, "
+                    "a dependency of a2a-wsgi that is missing here: pip install "
+                    "'jsonschema>=4.18'"), done.stderr
