@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from support.gunicorn import ROOT, start_gunicorn
 
 from a2a_core.models import AgentSkill, Message, OAuth2SecurityScheme, OAuthFlows
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
@@ -85,3 +87,22 @@ def test_without_jsonschema_the_start_says_what_to_install() -> None:
     assert last == ("ImportError: a2a_core.schemas checks cards with the 'jsonschema' package, "
                     "a dependency of a2a-wsgi that is missing here: pip install "
                     "'jsonschema>=4.18'"), done.stderr
+
+
+#: Served by gunicorn below: created at import (which starts nothing outside gunicorn).
+broken_app = A2AApp(Echo(), agent_card_opts=NO_FLOW)
+
+
+@pytest.mark.slow
+def test_gunicorn_does_not_serve_a_card_off_the_schema(tmp_path: Path) -> None:
+    """The worker assembles at boot, so the master gives up and its log names the member."""
+    with start_gunicorn("test_card_schema_check:broken_app", log_path=tmp_path / "g.log",
+                        pythonpath=[Path(__file__).parent, ROOT / "tests"]) as gunicorn:
+        try:
+            code = gunicorn.proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"gunicorn kept running:\n{gunicorn.log()}")
+        log = gunicorn.log()
+    assert code != 0, log
+    assert ("the 1.0 card (A2A 1.0 schema): $.securitySchemes['corp']"
+            ".oauth2SecurityScheme.flows") in log
