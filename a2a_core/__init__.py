@@ -2,7 +2,8 @@
 
 Nothing in this package opens a socket, a file or a database, starts a
 thread, sleeps, reads the clock or makes a random id except through callables
-passed in. ``tests/core/test_boundaries.py`` enforces it.
+passed in. ``tests/core/test_boundaries.py`` enforces it. The one read it does is of its
+own package data (the vendored A2A schemas, :mod:`a2a_core.schemas`).
 
 The wire codecs are in :mod:`a2a_core.wire`; this namespace re-exports the
 models, the errors and the small set of functions most callers need.

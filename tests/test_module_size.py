@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+import a2a_core
+
+#: Where the packages are imported from: the checkout, or the installed wheel.
+ROOT = Path(a2a_core.__file__).resolve().parent.parent
 PACKAGES = ("a2a_core", "a2a_wsgi", "a2a_client")
 MAX_LINES = 400
 

@@ -63,6 +63,15 @@ def data_files() -> set[str]:
     return schemas | assets | typed
 
 
+def package_files() -> set[str]:
+    """Every file of the three packages in the checkout (byte-code aside)."""
+    found = {str(p.relative_to(ROOT)) for package in ("a2a_core", "a2a_wsgi", "a2a_client")
+             for p in (ROOT / package).rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+    assert len(found) > 150
+    return found
+
+
 def test_the_wheel_holds_the_data_and_the_command(dist: Path) -> None:
     wheel = _one(dist, f"a2a_wsgi-{VERSION}-py3-none-any.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -71,6 +80,7 @@ def test_the_wheel_holds_the_data_and_the_command(dist: Path) -> None:
         entry_points = archive.read(f"{info}/entry_points.txt").decode()
         metadata = archive.read(f"{info}/METADATA").decode()
     assert data_files() <= names, sorted(data_files() - names)
+    assert package_files() <= names, sorted(package_files() - names)
     assert "a2a = a2a_client.cli:main" in entry_points
     assert f"\nVersion: {VERSION}\n" in metadata
     assert not [n for n in names if n.startswith(("tests/", "examples/"))]

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
+from ._card_check import CARD_CHECK, card_check_answer
+
 __all__ = ["ASSET_TYPES", "Asset", "InspectorSite", "assets", "content_security_policy"]
 
 _JS = "text/javascript; charset=utf-8"
@@ -83,9 +85,10 @@ class InspectorSite:
     """A WSGI app serving the page at ``prefix`` and below, and ``config.json`` beside it.
 
     ``/inspector`` redirects to ``/inspector/`` so the page's relative URLs
-    resolve below the prefix. Only GET and HEAD are answered. Files carry an
-    ETag and ``Cache-Control: no-cache``, so an upgraded package is picked up
-    at the next load and an unchanged one costs a 304.
+    resolve below the prefix. Only GET and HEAD are answered, but for ``card-check`` (POST
+    a card, get its schema findings: :mod:`._card_check`). Files carry an ETag and
+    ``Cache-Control: no-cache``, so an upgraded package is picked up at the next load and
+    an unchanged one costs a 304.
     """
 
     def __init__(self, config: Mapping[str, Any], *, prefix: str = "/inspector",
@@ -104,6 +107,13 @@ class InspectorSite:
         method = str(environ.get("REQUEST_METHOD") or "GET").upper()
         if not self.handles(path):
             return self._plain(start_response, "404 Not Found", "Not an inspector file")
+        if path == f"{self.prefix}/{CARD_CHECK}":
+            if method != "POST":
+                return self._plain(start_response, "405 Method Not Allowed", "POST only",
+                                   [("Allow", "POST")])
+            status, body = card_check_answer(environ)
+            return self._send(start_response, method, body, "application/json",
+                              [("Cache-Control", "no-store")], status)
         if method not in ("GET", "HEAD"):
             return self._plain(start_response, "405 Method Not Allowed", "GET or HEAD only",
                                [("Allow", "GET, HEAD")])
@@ -131,8 +141,9 @@ class InspectorSite:
         ]
 
     def _send(self, start_response: StartResponse, method: str, body: bytes,
-              content_type: str, extra: list[tuple[str, str]]) -> list[bytes]:
-        start_response("200 OK", [("Content-Type", content_type),
+              content_type: str, extra: list[tuple[str, str]],
+              status: str = "200 OK") -> list[bytes]:
+        start_response(status, [("Content-Type", content_type),
                                   ("Content-Length", str(len(body))), *extra, *self._security()])
         return [b"" if method == "HEAD" else body]
 

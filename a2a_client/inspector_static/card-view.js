@@ -1,5 +1,6 @@
 // The Card view: the card rendered, raw, per version variant, with its
-// validators (ETag...) and its signatures.
+// validators (ETag...), its signatures and its findings against the published
+// A2A schemas (POST card-check: the check the server and `a2a card --check` run).
 
 import { h, byId, fill, pairs, pretty, safeLink } from "./dom.js";
 import { agent, agentChanged } from "./agent.js";
@@ -30,6 +31,7 @@ export async function loadCard() {
   const status = byId("card-status");
   status.textContent = `Loading ${agent.cardUrl} ...`;
   variants.clear();
+  fill(byId("card-schema"));
   let main;
   try {
     main = await fetchVariant("default");
@@ -47,6 +49,39 @@ export async function loadCard() {
   }
   status.textContent = "";
   setCard(main.json);
+  await checkVariants();
+}
+
+const CHECKED = [["default", "Without A2A-Version"], ["1.0", "With A2A-Version: 1.0"]];
+
+/** Each variant served as JSON, checked against the published schemas (the same variant
+ *  twice only once). */
+async function checkVariants() {
+  const rows = [];
+  for (const [variant, label] of CHECKED) {
+    const shown = variants.get(variant);
+    if (!shown || shown.status !== 200 || !shown.json || typeof shown.json !== "object") continue;
+    const plain = variants.get("default");
+    if (variant === "1.0" && plain && plain.text === shown.text) continue;
+    try {
+      const reply = await fetch("card-check", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: shown.text,
+      });
+      rows.push(renderCheck(label, reply.status, await reply.json()));
+    } catch (err) {
+      rows.push(h("p", { class: "warn", text: `${label}: the check failed: ${err.message}` }));
+    }
+  }
+  fill(byId("card-schema"), ...rows);
+}
+
+function renderCheck(label, status, answer) {
+  if (status !== 200) return h("p", { class: "warn", text: `${label}: ${answer.error || `HTTP ${status}`}` });
+  const count = answer.findings.length;
+  const verdict = count ? `${count} finding${count > 1 ? "s" : ""}` : "valid";
+  return h("div", { class: "box schema-check" },
+    h("p", { class: count ? "warn" : "", text: `${label}: ${verdict} against the A2A ${answer.schema} schema` }),
+    count ? h("ul", {}, answer.findings.map((f) => h("li", {}, h("code", { text: f.path }), ` ${f.message}`))) : null);
 }
 
 function setCard(card) {

@@ -17,9 +17,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
-from jsonschema.exceptions import ValidationError, best_match
-from jsonschema.protocols import Validator
+try:
+    from jsonschema import Draft7Validator, Draft202012Validator, FormatChecker
+    from jsonschema.exceptions import ValidationError, best_match
+    from jsonschema.protocols import Validator
+except ImportError as exc:  # a dependency of the package: only a broken install lacks it
+    raise ImportError(
+        "a2a_core.schemas checks cards with the 'jsonschema' package, a dependency of "
+        "a2a-wsgi that is missing here: pip install 'jsonschema>=4.18'") from exc
 
 from ._proto import proto_findings, proto_messages
 from ._resources import SCHEMA_0_3, SCHEMA_1_0, load_json

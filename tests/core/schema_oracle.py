@@ -8,17 +8,13 @@ fields and oneofs; see that module).
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any
 
 from jsonschema import ValidationError
 
 from a2a_core.schemas import check, definition_names, proto_messages
 
-__all__ = ["SPEC_DIR", "validate", "definition_names", "proto_messages"]
-
-#: Where the vendored schema files are (in the checkout, or in the installed wheel).
-SPEC_DIR = resources.files("a2a_core.schemas")
+__all__ = ["validate", "definition_names", "proto_messages"]
 
 
 def validate(definition_name: str, value: Any, version: str) -> None:

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-CORE = Path(__file__).resolve().parents[2] / "a2a_core"
+import a2a_core
+
+#: The package as imported: the checkout, or the installed wheel when the suite runs on it.
+CORE = Path(a2a_core.__file__).resolve().parent
 
 FORBIDDEN_MODULES = {
     "werkzeug", "requests", "socket", "threading", "sqlite3", "psycopg", "subprocess",
