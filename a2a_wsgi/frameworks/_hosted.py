@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..overrides import put_identity
+from ..overrides import ENVIRON_KEY, put_identity
 
 __all__ = ["HostedAnswer", "call_mounted", "mounted_environ", "wsgi_str"]
 
@@ -40,6 +40,9 @@ def mounted_environ(environ: Mapping[str, Any], *, sub_path: str, stream: Any,
     # What precedes the sub-path is the mount ("" if the host rewrote the path unrecognisably).
     mount = path_info[:len(path_info) - len(sub_path)] if path_info.endswith(sub_path) else ""
     mounted = dict(environ)
+    overrides = mounted.get(ENVIRON_KEY)
+    if isinstance(overrides, dict):  # the copy's own: the host's environ stays as it was
+        mounted[ENVIRON_KEY] = dict(overrides)
     mounted["SCRIPT_NAME"] = str(environ.get("SCRIPT_NAME") or "").rstrip("/") + mount.rstrip("/")
     mounted["PATH_INFO"] = sub_path
     mounted["wsgi.input"] = stream

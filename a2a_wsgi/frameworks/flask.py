@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import flask
 
-from ._hosted import call_mounted, mounted_environ
+from ._hosted import call_mounted, mounted_environ, wsgi_str
 
 if TYPE_CHECKING:
     from ..app import A2AApp
@@ -38,18 +38,19 @@ def mount(site: flask.Flask | flask.Blueprint, prefix: str, app: A2AApp, *,
           identity: FlaskIdentity | None = None, endpoint: str = "a2a") -> None:
     """Serve ``app`` at ``prefix`` (``"/a2a"``; the card at ``/a2a/.well-known/...``).
 
+    On a blueprint the prefix is below the blueprint's own ``url_prefix``.
+
     ``identity=None`` records no caller: the app's own authenticators decide alone.
     """
     prefix = "/" + prefix.strip("/")
 
     def view(a2a_path: str = "") -> flask.Response:
         request = flask.request
-        raw_path = str(request.environ.get("PATH_INFO") or "/")
-        # The WSGI path below the prefix, exactly as the server gave it.
-        sub_path = raw_path[len(prefix):] if raw_path.startswith(prefix) else "/" + a2a_path
         who = identity() if identity is not None else None
-        environ = mounted_environ(request.environ, sub_path=sub_path, stream=request.stream,
-                                  identity=who)
+        # The rest of the path as captured (decoded), back in the WSGI spelling; what precedes
+        # it (a blueprint's prefix too) becomes the mount.
+        environ = mounted_environ(request.environ, sub_path=wsgi_str(a2a_path),
+                                  stream=request.stream, identity=who)
         answer = call_mounted(app, environ)
         return flask.Response(answer.body, status=answer.status, headers=answer.headers,
                               direct_passthrough=answer.streamed)
