@@ -16,6 +16,7 @@ from auth_support import (
     NOW,
     GuardedApp,
     JWKSApp,
+    b64url_encode,
     jwt_for,
     request_with,
     unsigned_jwt,
@@ -23,7 +24,7 @@ from auth_support import (
 from support.wsgi_server import Served
 
 from a2a_core.models import HTTPAuthSecurityScheme
-from a2a_core.signing import SigningKey, b64url_encode
+from a2a_core.signing import SigningKey
 from a2a_wsgi.auth import (
     AuthPolicy,
     InvalidCredentialsError,
