@@ -82,6 +82,8 @@ class JWKSApp:
         self.fail = False
         self._lock = threading.Lock()
         self.discovery: dict[str, Any] | None = None
+        #: ``Cache-Control`` of the JWKS answer (None: the header is not sent).
+        self.cache_control: str | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
         path = environ.get("PATH_INFO")
@@ -96,7 +98,8 @@ class JWKSApp:
         if self.fail:
             start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
             return [b"down"]
-        start_response("200 OK", [("Content-Type", "application/jwk-set+json")])
+        cache = [("Cache-Control", self.cache_control)] if self.cache_control else []
+        start_response("200 OK", [("Content-Type", "application/jwk-set+json"), *cache])
         return [json.dumps(jwks(self.keys)).encode()]
 
 
