@@ -258,7 +258,7 @@ def public_key_from_jwk(jwk: Mapping[str, Any], alg: str) -> Any:
         or is not for signatures (``use``/``key_ops``).
     :raises MalformedSignatureError: its members are not valid.
     """
-    from jwt import PyJWK, PyJWKError
+    from jwt import PyJWKError
 
     if "alg" in jwk and jwk["alg"] != alg:
         raise UnsupportedAlgorithmError(f"the key is for {jwk['alg']}, not {alg}")
@@ -271,10 +271,18 @@ def public_key_from_jwk(jwk: Mapping[str, Any], alg: str) -> Any:
     if (kty, crv if alg != "RS256" else None) != _KEY_TYPES.get(alg):
         raise UnsupportedAlgorithmError(f"a {kty}/{crv} JWK cannot verify {alg}")
     try:
-        key = PyJWK(dict(jwk), alg).key
-        alg_of(key)  # refuses short RSA keys
-    except (PyJWKError, ValueError) as exc:  # not on the curve, bad numbers, too short
+        return _jwk_key(json.dumps(dict(jwk), sort_keys=True), alg)
+    except (PyJWKError, ValueError, TypeError) as exc:  # not on the curve, bad numbers, short
         raise MalformedSignatureError(f"the JWK is not a valid key for {alg}") from exc
+
+
+@lru_cache(maxsize=256)
+def _jwk_key(jwk: str, alg: str) -> Any:
+    """A JWK's key object, kept: reading one costs PyJWT more than checking a signature."""
+    from jwt import PyJWK
+
+    key = PyJWK(json.loads(jwk), alg).key
+    alg_of(key)  # refuses short RSA keys
     return key
 
 
