@@ -89,8 +89,10 @@ def canonicalize(value: Any) -> bytes:
 
     :raises CanonicalizationError: it has none (NaN, an integer past 2**53, a lone surrogate).
     """
-    import rfc8785
-
+    try:
+        import rfc8785
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise RuntimeError("canonical JSON needs rfc8785: pip install 'a2a-wsgi[signing]'") from exc
     try:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, UnicodeError, RecursionError) as exc:  # surrogate key

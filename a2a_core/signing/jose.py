@@ -200,6 +200,7 @@ def jwks(keys: Sequence[SigningKey | Any]) -> dict[str, Any]:
 
 def parse_protected(protected: str) -> dict[str, Any]:
     """The protected header: a JSON object with a string ``alg``; ``crit`` is refused."""
+    jws()  # RuntimeError naming the extra when PyJWT is missing
     from jwt.utils import base64url_decode
 
     try:
