@@ -98,43 +98,48 @@ class ReplayCache:
 
 
 class JWKSFetcher:
-    """Fetches the agent's JWKS and caches it for ``ttl`` seconds.
+    """Fetches the agent's JWKS and caches it for ``ttl`` seconds (or a shorter ``max-age``).
 
     An unknown ``kid`` triggers a refetch (the agent may have rotated keys),
     at most once every ``min_refresh`` seconds so forged kids cannot make us
-    hammer the agent. Redirects and environment proxies are not used.
+    hammer the agent; a failed fetch keeps the keys held. The schedule is
+    :class:`a2a_core.signing.JWKSCache`, shared with the server and
+    :class:`~a2a_client.CardVerifier`. Redirects and environment proxies are not used.
     """
 
     def __init__(self, url: str, *, ttl: float = 300.0, min_refresh: float = 30.0,
                  timeout: float = 5.0, session: requests.Session | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.url, self._ttl, self._min_refresh, self._timeout = url, ttl, min_refresh, timeout
+        from a2a_core.signing import JWKSCache
+
+        self.url, self._timeout = url, timeout
         self._session = session or _plain_session()
         self._clock = clock
-        self._keys: dict[str, Mapping[str, Any]] = {}
-        self._fetched_at: float | None = None
+        self._cache = JWKSCache(ttl=ttl, min_refresh=min_refresh)
         self._lock = threading.Lock()
 
-    def __call__(self, kid: str) -> Mapping[str, Any] | None:
+    def __call__(self, kid: str) -> Mapping[str, Any]:
+        """The JWKS held, fetched first when the schedule says so.
+
+        :raises PushVerificationError: a fetch failed and no keys are held yet.
+        """
+        from a2a_core.signing.keyset import cache_max_age
+
         with self._lock:
             now = self._clock()
-            stale = self._fetched_at is None or now - self._fetched_at > self._ttl
-            may_refresh = self._fetched_at is None or now - self._fetched_at > self._min_refresh
-            if stale or (kid not in self._keys and may_refresh):
-                self._keys = _index_jwks(self._fetch())
-                self._fetched_at = now
-            return self._keys.get(kid)
-
-    def _fetch(self) -> Mapping[str, Any]:
-        try:
-            response = self._session.get(self.url, timeout=self._timeout, allow_redirects=False)
-            response.raise_for_status()
-            document = response.json()
-        except (requests.RequestException, ValueError) as exc:
-            raise PushVerificationError(f"cannot fetch the agent's JWKS: {exc}") from None
-        if not isinstance(document, Mapping):
-            raise PushVerificationError("the agent's JWKS is not a JSON object")
-        return document
+            if self._cache.wants_fetch(kid, now):
+                try:
+                    response = self._session.get(self.url, timeout=self._timeout,
+                                                 allow_redirects=False)
+                    response.raise_for_status()
+                    self._cache.receive(response.json(), now, max_age=cache_max_age(
+                        response.headers.get("Cache-Control")))
+                except (requests.RequestException, ValueError) as exc:
+                    self._cache.failed(now)
+                    if not self._cache.kids():
+                        raise PushVerificationError(
+                            f"cannot fetch the agent's JWKS: {exc}") from None
+            return self._cache.document()
 
 
 def verify_push(
@@ -233,13 +238,6 @@ def _verified_claims(jwt: str, jwks: JWKSource | None, key: Any) -> dict[str, An
     if not isinstance(claims, dict):
         raise PushVerificationError("malformed signature (not JSON objects)")
     return claims
-
-
-def _index_jwks(document: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    keys = document.get("keys")
-    if not isinstance(keys, list):
-        return {}
-    return {k["kid"]: k for k in keys if isinstance(k, Mapping) and isinstance(k.get("kid"), str)}
 
 
 def _check_claims(claims: Mapping[str, Any], body: bytes, *, audience: str | None,
