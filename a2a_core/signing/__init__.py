@@ -4,7 +4,7 @@
 * :func:`sign_card` / :func:`add_signature` / :func:`verify_card`: detached JWS
   over a card's canonical form, interoperable with the official SDKs.
 * :class:`SigningKey`, :func:`jwks`, :func:`public_jwk`: keys and the JWKS to publish.
-* :func:`sign_compact` / :func:`resolve_key`: compact JWS (JWTs) with the same
+* :func:`sign_compact` / :func:`verify_compact`: compact JWS (JWTs) with the same
   algorithm allow-list (ES256, EdDSA, RS256; never ``none``) and key choice by ``kid``.
 * :class:`JWKSCache`: when a verifier should fetch a JWKS again.
 * :class:`CardSigner`: a server's keys, signing each card it serves (``jku`` at
