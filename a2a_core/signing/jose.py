@@ -171,11 +171,6 @@ class SigningKey:
         """The public half as a JWK, with ``kid``, ``alg`` and ``use: sig``."""
         return public_jwk(self.public_key(), kid=self.kid)
 
-    def sign_jws(self, payload: bytes, header: Mapping[str, Any]) -> str:
-        """A compact JWS of ``payload``; ``alg`` and ``kid`` come from the key, after ``header``."""
-        headers = {**header, "alg": self.alg, "kid": self.kid}
-        return jws().encode(payload, self.private_key, algorithm=self.alg, headers=headers)
-
 
 def sign_compact(payload: bytes, key: SigningKey, header: Mapping[str, Any] | None = None) -> str:
     """A compact JWS of ``payload``: ``alg`` and ``kid`` (and ``jku``) come from the key."""
