@@ -60,6 +60,7 @@ def jws() -> PyJWS:
     its ETag is the same in every worker. PyJWT's own ES256 draws a random nonce.
     """
     try:
+        from cryptography.exceptions import UnsupportedAlgorithm
         from cryptography.hazmat.primitives.asymmetric.ec import ECDSA, SECP256R1
         from jwt import PyJWS
         from jwt.algorithms import ECAlgorithm
@@ -71,7 +72,7 @@ def jws() -> PyJWS:
         def sign(self, msg: bytes, key: Any) -> bytes:
             try:
                 der = key.sign(msg, ECDSA(self.hash_alg(), deterministic_signing=True))
-            except TypeError:  # pragma: no cover - cryptography older than 44
+            except (TypeError, UnsupportedAlgorithm):  # pragma: no cover - cryptography < 44
                 der = key.sign(msg, ECDSA(self.hash_alg()))
             return der_to_raw_signature(der, key.curve)
 
