@@ -30,6 +30,7 @@ from requests.auth import AuthBase, HTTPBasicAuth
 
 from a2a_core.signing import ALGORITHMS, JWKSCache, KeySource, VerifiedSignature
 from a2a_core.signing import verify_card as _verify_card
+from a2a_core.signing.keyset import cache_max_age
 
 from .errors import ClientError
 
@@ -267,7 +268,8 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
 class CardVerifier:
     """Checks fetched cards (the wire dict) against pinned ``keys`` or a pinned ``jwks_url``.
 
-    The JWKS is fetched with a timeout, cached for ``ttl`` seconds and fetched
+    The JWKS is fetched with a timeout, cached for ``ttl`` seconds (or the shorter
+    ``max-age`` of its ``Cache-Control``) and fetched
     again on an unknown ``kid`` at most every ``min_refresh`` seconds. The
     ``jku`` a card names is never fetched: the key URL is the caller's choice.
     Raises the :class:`~a2a_core.signing.SignatureError` subclass that says why.
@@ -300,18 +302,20 @@ class CardVerifier:
             now = self._clock()
             if self._cache.wants_fetch(kid, now):
                 try:
-                    self._cache.receive(self._get(), now)
+                    document, max_age = self._get()
+                    self._cache.receive(document, now, max_age=max_age)
                 except (requests.RequestException, ValueError):
                     self._cache.failed(now)
             return self._cache.document()
 
-    def _get(self) -> Any:
+    def _get(self) -> tuple[Any, float | None]:
         session = self._session or requests.Session()
         try:
             response = session.get(self.jwks_url or "", timeout=self.timeout,
                                    allow_redirects=False, headers={"Accept": "application/json"})
             response.raise_for_status()
-            return json.loads(response.content)
+            max_age = cache_max_age(response.headers.get("Cache-Control"))
+            return json.loads(response.content), max_age
         finally:
             if self._session is None:
                 session.close()

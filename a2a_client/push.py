@@ -11,14 +11,12 @@ learns that URL can POST there too, so a receiver checks each request:
   (``audience``), and not seen before (``replay_cache``).
 
 :func:`verify_push` does all of it and raises :class:`PushVerificationError`
-with a reason otherwise. Verifying signatures needs ``cryptography``
+with a reason otherwise. Verifying signatures needs PyJWT and ``cryptography``
 (``pip install 'a2a-wsgi[signing]'``), imported only when a signature is checked.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import hmac
 import json
@@ -100,43 +98,48 @@ class ReplayCache:
 
 
 class JWKSFetcher:
-    """Fetches the agent's JWKS and caches it for ``ttl`` seconds.
+    """Fetches the agent's JWKS and caches it for ``ttl`` seconds (or a shorter ``max-age``).
 
     An unknown ``kid`` triggers a refetch (the agent may have rotated keys),
     at most once every ``min_refresh`` seconds so forged kids cannot make us
-    hammer the agent. Redirects and environment proxies are not used.
+    hammer the agent; a failed fetch keeps the keys held. The schedule is
+    :class:`a2a_core.signing.JWKSCache`, shared with the server and
+    :class:`~a2a_client.CardVerifier`. Redirects and environment proxies are not used.
     """
 
     def __init__(self, url: str, *, ttl: float = 300.0, min_refresh: float = 30.0,
                  timeout: float = 5.0, session: requests.Session | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.url, self._ttl, self._min_refresh, self._timeout = url, ttl, min_refresh, timeout
+        from a2a_core.signing import JWKSCache
+
+        self.url, self._timeout = url, timeout
         self._session = session or _plain_session()
         self._clock = clock
-        self._keys: dict[str, Mapping[str, Any]] = {}
-        self._fetched_at: float | None = None
+        self._cache = JWKSCache(ttl=ttl, min_refresh=min_refresh)
         self._lock = threading.Lock()
 
-    def __call__(self, kid: str) -> Mapping[str, Any] | None:
+    def __call__(self, kid: str) -> Mapping[str, Any]:
+        """The JWKS held, fetched first when the schedule says so.
+
+        :raises PushVerificationError: a fetch failed and no keys are held yet.
+        """
+        from a2a_core.signing.keyset import cache_max_age
+
         with self._lock:
             now = self._clock()
-            stale = self._fetched_at is None or now - self._fetched_at > self._ttl
-            may_refresh = self._fetched_at is None or now - self._fetched_at > self._min_refresh
-            if stale or (kid not in self._keys and may_refresh):
-                self._keys = _index_jwks(self._fetch())
-                self._fetched_at = now
-            return self._keys.get(kid)
-
-    def _fetch(self) -> Mapping[str, Any]:
-        try:
-            response = self._session.get(self.url, timeout=self._timeout, allow_redirects=False)
-            response.raise_for_status()
-            document = response.json()
-        except (requests.RequestException, ValueError) as exc:
-            raise PushVerificationError(f"cannot fetch the agent's JWKS: {exc}") from None
-        if not isinstance(document, Mapping):
-            raise PushVerificationError("the agent's JWKS is not a JSON object")
-        return document
+            if self._cache.wants_fetch(kid, now):
+                try:
+                    response = self._session.get(self.url, timeout=self._timeout,
+                                                 allow_redirects=False)
+                    response.raise_for_status()
+                    self._cache.receive(response.json(), now, max_age=cache_max_age(
+                        response.headers.get("Cache-Control")))
+                except (requests.RequestException, ValueError) as exc:
+                    self._cache.failed(now)
+                    if not self._cache.kids():
+                        raise PushVerificationError(
+                            f"cannot fetch the agent's JWKS: {exc}") from None
+            return self._cache.document()
 
 
 def verify_push(
@@ -170,9 +173,7 @@ def verify_push(
     jwt = _header(headers, SIGNATURE_HEADER)
     if not jwt:
         raise PushVerificationError(f"no {SIGNATURE_HEADER} header")
-    header, claims, signing_input, signature = _parse_jwt(jwt)
-    public = _public_key(header, jwks, key)
-    _check_signature(header["alg"], public, signing_input, signature)
+    claims = _verified_claims(jwt, jwks, key)
     _check_claims(claims, body, audience=audience, max_age=max_age, leeway=leeway,
                   now=clock(), replay_cache=replay_cache)
     return claims
@@ -194,88 +195,49 @@ def _check_token(sent: str | None, expected: str) -> None:
         raise PushVerificationError("notification token missing or wrong")
 
 
-def _b64decode(segment: str) -> bytes:
-    try:
-        return base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4))
-    except (binascii.Error, ValueError):
-        raise PushVerificationError("malformed signature (bad base64url)") from None
+def _verified_claims(jwt: str, jwks: JWKSource | None, key: Any) -> dict[str, Any]:
+    """The claims of a push JWT whose signature a trusted key checks (PyJWT, by a2a_core.signing).
 
+    Each refusal keeps the reason it had before the JWS code moved to PyJWT.
+    """
+    from a2a_core import signing
 
-def _parse_jwt(jwt: str) -> tuple[dict[str, Any], dict[str, Any], bytes, bytes]:
-    """Header, claims, signing input and raw signature of a compact JWS."""
     if len(jwt) > _MAX_TOKEN or jwt.count(".") != 2:
         raise PushVerificationError("malformed signature (not a compact JWS)")
-    head, payload, sig = jwt.split(".")
     try:
-        header = json.loads(_b64decode(head))
-        claims = json.loads(_b64decode(payload))
+        header = signing.parse_protected(jwt.split(".")[0])
+    except signing.UnsupportedAlgorithmError:  # crit is the only reason here
+        raise PushVerificationError("critical JWS header extensions are not supported") from None
+    except signing.SignatureError:
+        raise PushVerificationError("malformed signature (bad JSON)") from None
+    alg, kid = header["alg"], header.get("kid")
+    if alg not in _ALGORITHMS:
+        raise PushVerificationError(f"signature algorithm {alg!r} is not accepted")
+    if key is None and not isinstance(kid, str):
+        raise PushVerificationError("the signature names no key (kid)")
+    if isinstance(key, Mapping):  # a pinned JWK is trusted whatever kid the header names
+        key = {name: value for name, value in key.items() if name != "kid"}
+    lookup = jwks
+    source = key if key is not None else \
+        (lambda k, _jku: lookup(k)) if callable(lookup) else lookup
+    try:
+        _, payload = signing.verify_compact(jwt, source, tuple(_ALGORITHMS))
+    except signing.UnknownKeyError:
+        raise PushVerificationError(f"unknown signing key {kid!r}") from None
+    except signing.UnsupportedAlgorithmError:
+        raise PushVerificationError(f"the key does not match algorithm {alg}") from None
+    except signing.InvalidSignatureError:
+        raise PushVerificationError("bad signature") from None
+    except signing.SignatureError as exc:  # a JWK that is no key, or a segment not base64url
+        raise PushVerificationError("the signing key is malformed" if "JWK" in str(exc)
+                                    else "malformed signature (bad base64url)") from None
+    try:
+        claims = json.loads(payload)
     except (ValueError, UnicodeDecodeError):
         raise PushVerificationError("malformed signature (bad JSON)") from None
-    if not isinstance(header, dict) or not isinstance(claims, dict):
+    if not isinstance(claims, dict):
         raise PushVerificationError("malformed signature (not JSON objects)")
-    if header.get("alg") not in _ALGORITHMS:
-        raise PushVerificationError(f"signature algorithm {header.get('alg')!r} is not accepted")
-    if "crit" in header:
-        raise PushVerificationError("critical JWS header extensions are not supported")
-    return header, claims, f"{head}.{payload}".encode("ascii"), _b64decode(sig)
-
-
-def _index_jwks(document: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    keys = document.get("keys")
-    if not isinstance(keys, list):
-        return {}
-    return {k["kid"]: k for k in keys if isinstance(k, Mapping) and isinstance(k.get("kid"), str)}
-
-
-def _public_key(header: Mapping[str, Any], jwks: JWKSource | None, key: Any) -> Any:
-    """The key that must have signed: ``key`` itself, or the JWKS entry named by ``kid``."""
-    alg = header["alg"]
-    if key is not None:
-        return _from_jwk(key, alg) if isinstance(key, Mapping) else key
-    kid = header.get("kid")
-    if not isinstance(kid, str):
-        raise PushVerificationError("the signature names no key (kid)")
-    found = jwks(kid) if callable(jwks) else None
-    if found is not None and "keys" in found:
-        found = _index_jwks(found).get(kid)
-    elif isinstance(jwks, Mapping):
-        found = _index_jwks(jwks).get(kid)
-    if found is None:
-        raise PushVerificationError(f"unknown signing key {kid!r}")
-    return _from_jwk(found, alg)
-
-
-def _from_jwk(jwk: Mapping[str, Any], alg: str) -> Any:
-    """A ``cryptography`` public key from a JWK, which must fit ``alg`` (no key confusion)."""
-    ec, ed25519 = _crypto()
-    kty, crv = _ALGORITHMS[alg]
-    if jwk.get("kty") != kty or jwk.get("crv") != crv or jwk.get("alg", alg) != alg:
-        raise PushVerificationError(f"the key does not match algorithm {alg}")
-    try:
-        if alg == "EdDSA":
-            return ed25519.Ed25519PublicKey.from_public_bytes(_b64decode(jwk["x"]))
-        x, y = (int.from_bytes(_b64decode(jwk[n]), "big") for n in ("x", "y"))
-        return ec.EllipticCurvePublicNumbers(x, y, ec.SECP256R1()).public_key()
-    except (KeyError, TypeError, ValueError):
-        raise PushVerificationError("the signing key is malformed") from None
-
-
-def _check_signature(alg: str, public: Any, signing_input: bytes, signature: bytes) -> None:
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec, utils
-
-    try:
-        if alg == "EdDSA":
-            public.verify(signature, signing_input)
-            return
-        if len(signature) != 64:
-            raise InvalidSignature()
-        der = utils.encode_dss_signature(int.from_bytes(signature[:32], "big"),
-                                         int.from_bytes(signature[32:], "big"))
-        public.verify(der, signing_input, ec.ECDSA(hashes.SHA256()))
-    except (InvalidSignature, TypeError, ValueError, AttributeError):
-        raise PushVerificationError("bad signature") from None
+    return claims
 
 
 def _check_claims(claims: Mapping[str, Any], body: bytes, *, audience: str | None,
@@ -306,16 +268,6 @@ def _number(value: Any) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     return None
-
-
-def _crypto() -> tuple[Any, Any]:
-    try:
-        from cryptography.hazmat.primitives.asymmetric import ec, ed25519
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise RuntimeError(
-            "verifying push signatures needs 'cryptography': pip install 'a2a-wsgi[signing]'"
-        ) from exc
-    return ec, ed25519
 
 
 def _plain_session() -> requests.Session:

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import hmac
@@ -28,7 +29,7 @@ import sys
 
 from a2a_core.models import AgentCard, AgentSkill, Message
 from a2a_core.service import CallContext
-from a2a_core.signing import SigningKey, b64url_encode
+from a2a_core.signing import SigningKey
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
 from a2a_wsgi.agent import Outcome
 from a2a_wsgi.auth import BearerAuthenticator
@@ -103,7 +104,8 @@ def thumbprint(key: SigningKey) -> str:
     members = {"EC": ("crv", "kty", "x", "y"), "OKP": ("crv", "kty", "x"),
                "RSA": ("e", "kty", "n")}[jwk["kty"]]
     canonical = json.dumps({m: jwk[m] for m in members}, separators=(",", ":"), sort_keys=True)
-    return b64url_encode(hashlib.sha256(canonical.encode()).digest())
+    digest = hashlib.sha256(canonical.encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def extended_card(ctx: CallContext) -> AgentCard:

@@ -21,9 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .jcs import MAX_DEPTH, CanonicalizationError
+from .errors import CanonicalizationError
 
-__all__ = ["bad", "proto_view"]
+__all__ = ["MAX_DEPTH", "bad", "proto_view"]
+
+#: Deepest nesting of ``Struct`` values (extension ``params``) read (the card is 1): a
+#: hostile card cannot exhaust the stack of the process that verifies it.
+MAX_DEPTH = 128
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,6 @@ not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +49,7 @@ from ._card_view import (
     spec_content,
 )
 from .errors import (
+    CanonicalizationError,
     InvalidSignatureError,
     MalformedCardError,
     MalformedSignatureError,
@@ -57,24 +57,23 @@ from .errors import (
     SignatureError,
     UnsignedContentError,
 )
-from .jcs import CanonicalizationError, canonicalize
 from .jose import (
     ALGORITHMS,
     KeySource,
     SigningKey,
-    b64url_decode,
-    b64url_encode,
     check_alg,
     check_algorithms,
     parse_protected,
     resolve_key,
-    verify_bytes,
+    sign_compact,
+    verify_jws,
 )
 
 __all__ = [
     "VerifiedSignature",
     "add_signature",
     "canonical_card",
+    "canonicalize",
     "check_unsigned_members",
     "sign_card",
     "signed_content",
@@ -83,6 +82,21 @@ __all__ = [
 
 #: The ``typ`` A2A asks for in the protected header.
 JOSE_TYPE = "JOSE"
+
+
+def canonicalize(value: Any) -> bytes:
+    """The RFC 8785 (JCS) bytes of a JSON value, by the ``rfc8785`` package.
+
+    :raises CanonicalizationError: it has none (NaN, an integer past 2**53, a lone surrogate).
+    """
+    try:
+        import rfc8785
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise RuntimeError("canonical JSON needs rfc8785: pip install 'a2a-wsgi[signing]'") from exc
+    try:
+        return rfc8785.dumps(value)
+    except (rfc8785.CanonicalizationError, UnicodeError, RecursionError) as exc:  # surrogate key
+        raise CanonicalizationError(str(exc) or type(exc).__name__) from None
 
 
 def canonical_card(card: Mapping[str, Any]) -> bytes:
@@ -109,15 +123,9 @@ def sign_card(card: Mapping[str, Any], key: SigningKey, *,
         check_unsigned_members(card)
     except SignatureError as exc:
         raise ValueError(f"refusing to sign: {exc}") from None
-    payload = canonical_card(card)
-    protected_header = {"alg": key.alg, "kid": key.kid, "typ": JOSE_TYPE}
-    if key.jku:
-        protected_header["jku"] = key.jku
-    protected = b64url_encode(json.dumps(protected_header, separators=(",", ":"),
-                                         sort_keys=True).encode("utf-8"))
-    signing_input = f"{protected}.{b64url_encode(payload)}".encode("ascii")
-    signature: dict[str, Any] = {"protected": protected,
-                                 "signature": b64url_encode(key.sign(signing_input))}
+    protected, _, signature_b64 = sign_compact(canonical_card(card), key,
+                                               {"typ": JOSE_TYPE}).split(".")
+    signature: dict[str, Any] = {"protected": protected, "signature": signature_b64}
     if header:
         signature["header"] = dict(header)
     return signature
@@ -198,7 +206,7 @@ class _Payloads:
         for index, reading in enumerate((signed_content, spec_content)):
             if index not in self._forms:
                 try:
-                    self._forms[index] = b64url_encode(canonicalize(reading(self._card)))
+                    self._forms[index] = _b64url(canonicalize(reading(self._card)))
                 except CanonicalizationError as exc:
                     raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
             if index == 0 or self._forms[index] != self._forms[0]:
@@ -216,16 +224,21 @@ def _verify_one(entry: Any, payloads: _Payloads, keys: KeySource,
     header = parse_protected(protected)
     check_alg(header["alg"], allowed)
     public_key = resolve_key(keys, header)
-    raw = b64url_decode(signature)
     error: SignatureError | None = None
     for payload in payloads.encoded():
         try:
-            verify_bytes(header["alg"], public_key, f"{protected}.{payload}".encode("ascii"), raw)
+            verify_jws(f"{protected}.{payload}.{signature}", header["alg"], public_key)
             return header
         except InvalidSignatureError as exc:
             error = exc
     assert error is not None
     raise error
+
+
+def _b64url(raw: bytes) -> str:
+    from jwt.utils import base64url_encode
+
+    return base64url_encode(raw).decode("ascii")
 
 
 # -- members no signature covers ---------------------------------------------------------

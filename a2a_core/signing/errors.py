@@ -14,6 +14,9 @@
         ├── MalformedCardError       the card is not an AgentCard, so nothing over it can verify
         └── MissingSignatureError    the card carries no signature at all
 
+    ValueError
+    └── CanonicalizationError        the value has no RFC 8785 form (NaN, a huge integer…)
+
 Messages name the reason and the ``kid``, never key material or signed content.
 """
 
@@ -32,6 +35,7 @@ __all__ = [
     "UnsignedContentError",
     "MalformedCardError",
     "MissingSignatureError",
+    "CanonicalizationError",
 ]
 
 
@@ -70,3 +74,7 @@ class UnsignedContentError(InvalidSignatureError):
 
 class MalformedCardError(SignatureError):
     """The card does not have the AgentCard shape (a member of the wrong type, say)."""
+
+
+class CanonicalizationError(ValueError):
+    """The value has no RFC 8785 form (NaN, a lone surrogate, a non-string key, too deep)."""

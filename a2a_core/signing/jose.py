@@ -1,66 +1,207 @@
-"""JWS (RFC 7515) over ``cryptography``: keys, JWKs, and signing and verifying bytes.
+"""JWS (RFC 7515) for A2A over PyJWT: keys, the key sources a verifier trusts, the allow-list.
 
-Three algorithms and nothing else: ES256 (ECDSA P-256, SHA-256), EdDSA
-(Ed25519, RFC 8037) and RS256 (RSASSA-PKCS1-v1_5, SHA-256, keys of 2048 bits
-or more). ``alg: none`` and HMAC are refused outright, whatever a caller puts
-in an allow-list: a public key must never double as an HMAC secret. The key
-type must fit the algorithm, so a header cannot talk a verifier into using an
-RSA key for ECDSA or the like. ``cryptography`` is the optional extra
-``signing``, imported when a key is first used.
+PyJWT does the JOSE work (base64url, JWK parsing, ES256/EdDSA/RS256 over
+``cryptography``, compact serialisation). What stays here is the policy A2A
+needs: three algorithms and nothing else (``alg: none`` and HMAC are refused
+whatever an allow-list says, so a public key never doubles as an HMAC
+secret), the key type must fit the algorithm, RSA keys have 2048 bits or
+more, and a verifier picks its key from what it trusts by ``kid``. PyJWT and
+``cryptography`` are the optional extra ``signing``, imported on first use.
 """
 
-# Where each part lives: the algorithms, keys and their public JWKs in
-# ._jws_algorithms, reading JWKs and key sources in ._jwk, base64url in
-# ._b64url; this module is the compact serialisation and the public face of all.
+# Key sources. A verifier is given what it trusts, in any of these forms:
+# a public key object, a SigningKey (its public half), a JWK, a JWKS
+# ({"keys": [...]}), a sequence of any of those, or a callable
+# ``(kid, jku) -> one of those or None`` that looks keys up (a cache that
+# fetches a JWKS lives outside the core, which does no I/O). A key given
+# bare is tried whatever ``kid`` the header names: the caller pinned it.
+# A JWK is matched on ``kid``; a header without ``kid`` matches only when
+# exactly one trusted key fits the algorithm.
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-from ._b64url import b64url_decode, b64url_encode
-from ._jwk import KeySource, public_key_from_jwk, resolve_key
-from ._jws_algorithms import (
-    ALGORITHMS,
-    SigningKey,
-    check_alg,
-    check_algorithms,
-    jwks,
-    public_jwk,
-    verify_bytes,
+from .errors import (
+    InvalidSignatureError,
+    MalformedSignatureError,
+    UnknownKeyError,
+    UnsupportedAlgorithmError,
 )
-from .errors import MalformedSignatureError, UnsupportedAlgorithmError
+
+if TYPE_CHECKING:
+    from jwt import PyJWS
 
 __all__ = [
-    "ALGORITHMS",
-    "CompactJWS",
-    "KeySource",
-    "SigningKey",
-    "b64url_decode",
-    "b64url_encode",
-    "check_alg",
-    "check_algorithms",
-    "decode_compact",
-    "jwks",
-    "parse_protected",
-    "public_jwk",
-    "public_key_from_jwk",
-    "resolve_key",
-    "sign_compact",
-    "verify_bytes",
-    "verify_compact",
+    "ALGORITHMS", "KeySource", "SigningKey", "check_alg", "check_algorithms", "jwks",
+    "parse_protected", "public_jwk", "public_key_from_jwk", "resolve_key", "sign_compact",
+    "verify_compact", "verify_jws",
 ]
+
+#: Every algorithm we accept, in order of preference.
+ALGORITHMS: tuple[str, ...] = ("ES256", "EdDSA", "RS256")
+#: What a verifier trusts (a key, a JWK, a JWKS, a list, or a ``(kid, jku)`` lookup);
+#: see the comments at the top. Typed loosely: key objects come from ``cryptography``.
+KeySource = Any
+_KEY_TYPES = {"ES256": ("EC", "P-256"), "EdDSA": ("OKP", "Ed25519"), "RS256": ("RSA", None)}
+_MISSING_EXTRA = "JWS signatures need PyJWT and cryptography: pip install 'a2a-wsgi[signing]'"
+
+
+@lru_cache(maxsize=1)
+def jws() -> PyJWS:
+    """PyJWT's JWS restricted to our three algorithms, RSA under 2048 bits refused.
+
+    ES256 signs with RFC 6979 nonces where ``cryptography`` can (44+ on OpenSSL
+    3.2+): processes sharing a key then sign one card into the same bytes, so
+    its ETag is the same in every worker. PyJWT's own ES256 draws a random nonce.
+    """
+    try:
+        from cryptography.exceptions import UnsupportedAlgorithm
+        from cryptography.hazmat.primitives.asymmetric.ec import ECDSA, SECP256R1
+        from jwt import PyJWS
+        from jwt.algorithms import ECAlgorithm
+        from jwt.utils import der_to_raw_signature
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise RuntimeError(_MISSING_EXTRA) from exc
+
+    class DeterministicES256(ECAlgorithm):
+        def sign(self, msg: bytes, key: Any) -> bytes:
+            try:
+                der = key.sign(msg, ECDSA(self.hash_alg(), deterministic_signing=True))
+            except (TypeError, UnsupportedAlgorithm):  # pragma: no cover - cryptography < 44
+                der = key.sign(msg, ECDSA(self.hash_alg()))
+            return der_to_raw_signature(der, key.curve)
+
+    engine = PyJWS(algorithms=["EdDSA", "RS256"], options={"enforce_minimum_key_length": True})
+    engine.register_algorithm("ES256", DeterministicES256(ECAlgorithm.SHA256, SECP256R1))
+    return engine
+
+
+def check_algorithms(algorithms: Sequence[str]) -> tuple[str, ...]:
+    """An allow-list, validated: only implemented names, never ``none``.
+
+    :raises ValueError: an empty list, ``none``, or an algorithm we do not implement.
+    """
+    chosen = tuple(algorithms)
+    if isinstance(algorithms, str) or not chosen:
+        raise ValueError("algorithms must be a non-empty list such as ['ES256', 'EdDSA']")
+    for name in chosen:
+        if name not in ALGORITHMS:
+            raise ValueError(f"unsupported JWS algorithm {name!r}; choose from {ALGORITHMS}")
+    return chosen
+
+
+def check_alg(alg: str, algorithms: Sequence[str]) -> None:
+    """Refuse ``none`` and anything off the allow-list (UnsupportedAlgorithmError)."""
+    if alg.lower() == "none":
+        raise UnsupportedAlgorithmError("unsigned JWS (alg: none) refused")
+    if alg not in algorithms:
+        raise UnsupportedAlgorithmError(f"algorithm {alg!r} is not allowed")
+
+
+def alg_of(key: Any) -> str:
+    """The algorithm a private or public key signs with; ValueError for other keys."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+    if isinstance(key, (ed25519.Ed25519PrivateKey, ed25519.Ed25519PublicKey)):
+        return "EdDSA"
+    if isinstance(key, (ec.EllipticCurvePrivateKey, ec.EllipticCurvePublicKey)):
+        if key.curve.name != "secp256r1":
+            raise ValueError(f"only P-256 EC keys are supported, not {key.curve.name}")
+        return "ES256"
+    if isinstance(key, (rsa.RSAPrivateKey, rsa.RSAPublicKey)):
+        if key.key_size < 2048:
+            raise ValueError("RSA keys must have at least 2048 bits")
+        return "RS256"
+    raise ValueError(f"unsupported key type {type(key).__name__}; use Ed25519, P-256 or RSA")
+
+
+@dataclass(frozen=True, slots=True)
+class SigningKey:
+    """A private key with its ``kid``, its JWS ``alg`` and, optionally, the ``jku`` to publish.
+
+    ``alg`` is worked out from the key when not given. The repr names the kid only.
+    """
+
+    kid: str
+    private_key: Any
+    alg: str = ""
+    jku: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.kid, str) or not self.kid:
+            raise ValueError("a signing key needs a non-empty kid")
+        derived = alg_of(self.private_key)
+        if self.alg and self.alg != derived:
+            raise ValueError(f"a {derived} key cannot sign {self.alg}")
+        object.__setattr__(self, "alg", derived)
+
+    def __repr__(self) -> str:
+        return f"SigningKey(kid={self.kid!r}, alg={self.alg!r})"
+
+    @classmethod
+    def generate(cls, kid: str, alg: str = "ES256", *, jku: str | None = None) -> SigningKey:
+        """A fresh key (RS256: 3072 bits). Keep it somewhere all signing processes share."""
+        from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+        if alg == "EdDSA":
+            return cls(kid, ed25519.Ed25519PrivateKey.generate(), alg, jku)
+        if alg == "ES256":
+            return cls(kid, ec.generate_private_key(ec.SECP256R1()), alg, jku)
+        if alg == "RS256":
+            return cls(kid, rsa.generate_private_key(public_exponent=65537, key_size=3072),
+                       alg, jku)
+        raise ValueError(f"unsupported JWS algorithm {alg!r}; choose from {ALGORITHMS}")
+
+    @classmethod
+    def from_pem(cls, kid: str, pem: bytes, *, password: bytes | None = None,
+                 jku: str | None = None) -> SigningKey:
+        """A PEM private key (PKCS#8 or traditional), e.g. from a deployment secret."""
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+        return cls(kid, load_pem_private_key(pem, password=password), "", jku)
+
+    def public_key(self) -> Any:
+        return self.private_key.public_key()
+
+    def public_jwk(self) -> dict[str, str]:
+        """The public half as a JWK, with ``kid``, ``alg`` and ``use: sig``."""
+        return public_jwk(self.public_key(), kid=self.kid)
+
+
+def sign_compact(payload: bytes, key: SigningKey, header: Mapping[str, Any] | None = None) -> str:
+    """A compact JWS of ``payload``: ``alg`` and ``kid`` (and ``jku``) come from the key."""
+    headers: dict[str, Any] = {"typ": None, **(header or {}), "alg": key.alg, "kid": key.kid}
+    if key.jku and "jku" not in headers:
+        headers["jku"] = key.jku
+    return jws().encode(payload, key.private_key, algorithm=key.alg, headers=headers)
+
+
+def public_jwk(public_key: Any, *, kid: str | None = None) -> dict[str, str]:
+    """A public key (Ed25519, P-256 or RSA) as a JWK (RFC 7517/7518/8037)."""
+    alg = alg_of(public_key)
+    jwk: dict[str, str] = jws().get_algorithm_by_name(alg).to_jwk(public_key, as_dict=True)
+    return {"alg": alg, "use": "sig", **({"kid": kid} if kid else {}), **jwk}
+
+
+def jwks(keys: Sequence[SigningKey | Any]) -> dict[str, Any]:
+    """The JWKS document publishing the public halves of ``keys`` (serve it at the ``jku``)."""
+    return {"keys": [key.public_jwk() if isinstance(key, SigningKey) else public_jwk(key)
+                     for key in keys]}
 
 
 def parse_protected(protected: str) -> dict[str, Any]:
     """The protected header: a JSON object with a string ``alg``; ``crit`` is refused."""
+    jws()  # RuntimeError naming the extra when PyJWT is missing
+    from jwt.utils import base64url_decode
+
     try:
-        header = json.loads(b64url_decode(protected))
-    except (ValueError, UnicodeDecodeError) as exc:
-        if isinstance(exc, MalformedSignatureError):
-            raise
+        header = json.loads(base64url_decode(protected))
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise MalformedSignatureError("the protected header is not JSON") from exc
     if not isinstance(header, dict):
         raise MalformedSignatureError("the protected header is not a JSON object")
@@ -76,49 +217,125 @@ def parse_protected(protected: str) -> dict[str, Any]:
     return header
 
 
-@dataclass(frozen=True, slots=True)
-class CompactJWS:
-    """A JWS in compact form, split but not verified."""
+def verify_jws(token: str, alg: str, public_key: Any) -> bytes:
+    """Check a compact JWS with ``public_key`` (resolved from its header); return its payload.
 
-    header: dict[str, Any]
-    payload: bytes
-    signing_input: bytes
-    signature: bytes
+    :raises InvalidSignatureError: it does not verify.
+    """
+    from jwt import exceptions
 
-
-def decode_compact(token: str) -> CompactJWS:
-    """Split ``header.payload.signature``; nothing is trusted yet."""
-    parts = token.split(".") if isinstance(token, str) else []
-    if len(parts) != 3:
-        raise MalformedSignatureError("a compact JWS has three dot-separated parts")
-    header = parse_protected(parts[0])
-    return CompactJWS(header, b64url_decode(parts[1]),
-                      f"{parts[0]}.{parts[1]}".encode("ascii"), b64url_decode(parts[2]))
+    try:
+        return bytes(jws().decode_complete(token, public_key, algorithms=[alg])["payload"])
+    except exceptions.InvalidSignatureError:
+        raise InvalidSignatureError("the signature does not verify") from None
+    except (exceptions.InvalidAlgorithmError, exceptions.InvalidKeyError) as exc:
+        raise UnsupportedAlgorithmError(f"the key cannot verify {alg}: {exc}") from None
+    except exceptions.PyJWTError:
+        raise MalformedSignatureError("not base64url") from None
 
 
 def verify_compact(token: str, keys: KeySource, algorithms: Sequence[str] = ALGORITHMS
-                   ) -> CompactJWS:
-    """Verify a compact JWS (a JWT, say) against trusted keys; return it split.
+                   ) -> tuple[dict[str, Any], bytes]:
+    """Verify a compact JWS (a JWT, say) against trusted keys; return its header and payload.
 
     :raises SignatureError: (a subclass saying why) when it is not accepted.
     """
     allowed = check_algorithms(algorithms)
-    jws = decode_compact(token)
-    check_alg(jws.header["alg"], allowed)
-    verify_bytes(jws.header["alg"], resolve_key(keys, jws.header), jws.signing_input,
-                 jws.signature)
-    return jws
+    if not isinstance(token, str) or token.count(".") != 2:
+        raise MalformedSignatureError("a compact JWS has three dot-separated parts")
+    header = parse_protected(token.split(".")[0])
+    check_alg(header["alg"], allowed)
+    return header, verify_jws(token, header["alg"], resolve_key(keys, header))
 
 
-def sign_compact(payload: bytes, key: SigningKey, header: Mapping[str, Any] | None = None) -> str:
-    """A compact JWS of ``payload``: ``alg`` and ``kid`` (and ``jku``) come from the key."""
-    protected = _protected_header(key, header)
-    signing_input = f"{protected}.{b64url_encode(payload)}".encode("ascii")
-    return f"{signing_input.decode('ascii')}.{b64url_encode(key.sign(signing_input))}"
+def public_key_from_jwk(jwk: Mapping[str, Any], alg: str) -> Any:
+    """The public key of a JWK (read by PyJWT), checked to be usable for ``alg``.
+
+    :raises UnsupportedAlgorithmError: the JWK is of another type, says another ``alg``,
+        or is not for signatures (``use``/``key_ops``).
+    :raises MalformedSignatureError: its members are not valid.
+    """
+    from jwt import PyJWKError
+
+    if "alg" in jwk and jwk["alg"] != alg:
+        raise UnsupportedAlgorithmError(f"the key is for {jwk['alg']}, not {alg}")
+    if "use" in jwk and jwk["use"] != "sig":
+        raise UnsupportedAlgorithmError("the key is not for signatures (use)")
+    ops = jwk.get("key_ops")
+    if ops is not None and (not isinstance(ops, list) or "verify" not in ops):
+        raise UnsupportedAlgorithmError("the key is not for verifying (key_ops)")
+    kty, crv = jwk.get("kty"), jwk.get("crv")
+    if (kty, crv if alg != "RS256" else None) != _KEY_TYPES.get(alg):
+        raise UnsupportedAlgorithmError(f"a {kty}/{crv} JWK cannot verify {alg}")
+    try:
+        return _jwk_key(json.dumps(dict(jwk), sort_keys=True), alg)
+    except (PyJWKError, ValueError, TypeError) as exc:  # not on the curve, bad numbers, short
+        raise MalformedSignatureError(f"the JWK is not a valid key for {alg}") from exc
 
 
-def _protected_header(key: SigningKey, extra: Mapping[str, Any] | None) -> str:
-    header: dict[str, Any] = {**(extra or {}), "alg": key.alg, "kid": key.kid}
-    if key.jku and "jku" not in header:
-        header["jku"] = key.jku
-    return b64url_encode(json.dumps(header, separators=(",", ":"), sort_keys=True).encode())
+@lru_cache(maxsize=256)
+def _jwk_key(jwk: str, alg: str) -> Any:
+    """A JWK's key object, kept: reading one costs PyJWT more than checking a signature."""
+    from jwt import PyJWK
+
+    key = PyJWK(json.loads(jwk), alg).key
+    alg_of(key)  # refuses short RSA keys
+    return key
+
+
+def _candidates(source: Any, kid: str | None, jku: str | None) -> list[Any]:
+    """Flatten a key source into key objects and JWKs."""
+    if callable(source):
+        found = source(kid, jku)
+        return [] if found is None else _candidates(found, kid, jku)
+    if isinstance(source, Mapping):
+        keys = source.get("keys")
+        if "kty" not in source and isinstance(keys, list):
+            return [k for k in keys if isinstance(k, Mapping)]
+        return [source]
+    if isinstance(source, (list, tuple)):
+        return [item for entry in source for item in _candidates(entry, kid, jku)]
+    return [source]
+
+
+def _fits(key: Any, alg: str) -> bool:
+    try:
+        return alg_of(key) == alg
+    except ValueError:
+        return False
+
+
+def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
+    """The public key in ``source`` that should verify a JWS with ``header``.
+
+    A JWK or SigningKey matches on ``kid``; a bare key object on its type.
+
+    :raises UnknownKeyError: no trusted key matches.
+    :raises UnsupportedAlgorithmError: the only key named by ``kid`` cannot do ``alg``.
+    """
+    alg, kid, jku = header["alg"], header.get("kid"), header.get("jku")
+    found: list[Any] = []
+    refused: UnsupportedAlgorithmError | None = None
+    for candidate in _candidates(source, kid, jku):
+        named = candidate.kid if isinstance(candidate, SigningKey) else \
+            candidate.get("kid") if isinstance(candidate, Mapping) else None
+        if kid is not None and named is not None and named != kid:
+            continue
+        if isinstance(candidate, Mapping):
+            try:
+                found.append(public_key_from_jwk(candidate, alg))
+            except UnsupportedAlgorithmError as exc:  # another key type: not this one
+                refused = exc
+            continue
+        key = candidate.public_key() if hasattr(candidate, "public_key") else candidate
+        if _fits(key, alg):
+            found.append(key)
+        else:
+            refused = UnsupportedAlgorithmError(f"the trusted key cannot verify {alg}")
+    if len(found) == 1 or (found and kid is not None):
+        return found[0]
+    if refused is not None and not found:
+        raise refused
+    shown = f"kid {kid!r}" if kid is not None else "a JWS without kid"
+    raise UnknownKeyError(f"several trusted keys fit {shown}" if found
+                          else f"no trusted key for {shown}")

@@ -1,7 +1,8 @@
 """Fetching a JWKS over HTTP, for verifiers that trust a key URL.
 
-The schedule (cache for ``ttl``, refetch on an unknown ``kid`` at most every
-``min_refresh`` seconds, keep old keys when a fetch fails) is
+The schedule (cache for ``ttl`` or the response's shorter ``Cache-Control``
+``max-age``, refetch on an unknown ``kid`` at most every ``min_refresh``
+seconds, keep old keys when a fetch fails) is
 :class:`a2a_core.signing.JWKSCache`; this adds the request: ``requests`` with
 a timeout, no redirects, no environment proxies, a size cap. Only the URL
 given here is ever fetched: a ``jku`` named by a token or card is ignored,
@@ -20,6 +21,7 @@ from typing import Any
 import requests
 
 from a2a_core.signing import JWKSCache
+from a2a_core.signing.keyset import cache_max_age
 
 __all__ = ["JWKSFetcher"]
 
@@ -59,12 +61,13 @@ class JWKSFetcher:
     def _refresh(self, now: float) -> None:
         self.fetches += 1
         try:
-            self._cache.receive(self._get(), now)
+            document, max_age = self._get()
+            self._cache.receive(document, now, max_age=max_age)
         except (requests.RequestException, ValueError) as exc:
             self._cache.failed(now)
             log.warning("JWKS fetch from %s failed: %s", self.url, type(exc).__name__)
 
-    def _get(self) -> Any:
+    def _get(self) -> tuple[Any, float | None]:
         session = self._session or _plain_session()
         try:
             response = session.get(self.url, timeout=self.timeout, allow_redirects=False,
@@ -72,12 +75,13 @@ class JWKSFetcher:
             with response:
                 response.raise_for_status()
                 body = response.raw.read(self.max_bytes + 1, decode_content=True)
+                max_age = cache_max_age(response.headers.get("Cache-Control"))
         finally:
             if self._session is None:
                 session.close()
         if len(body) > self.max_bytes:
             raise ValueError("the JWKS is too large")
-        return json.loads(body)
+        return json.loads(body), max_age
 
 
 def _plain_session() -> requests.Session:

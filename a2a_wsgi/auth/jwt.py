@@ -12,10 +12,11 @@ token is for us, now:
 * the required ``scopes`` are all granted (``scope``, space-separated, or
   ``scp``, a list), otherwise 403 ``insufficient_scope``.
 
-Why not PyJWT: the only thing a library would add is the signature
-primitive, which ``cryptography`` already is (PyJWT's crypto extra *is*
-``cryptography``); the JWS and JWK code is shared with card signing, so there
-is one allow-list and one key-confusion check for both.
+The JWS, its JWKs and the algorithms are PyJWT's (through
+:mod:`a2a_core.signing`, which card signing shares, so there is one allow-list
+and one key-confusion check for both). The claim checks below are ours:
+PyJWT's read the wall clock, with no way to pass ``clock``, and a token
+introspection answer (:mod:`.oauth2`) needs the same checks without a JWT.
 """
 
 from __future__ import annotations
@@ -27,8 +28,13 @@ from typing import Any
 
 from a2a_core.auth import Principal
 from a2a_core.models import HTTPAuthSecurityScheme, SecurityScheme
-from a2a_core.signing import ALGORITHMS, KeySource, SignatureError, verify_compact
-from a2a_core.signing.jose import check_algorithms
+from a2a_core.signing import (
+    ALGORITHMS,
+    KeySource,
+    SignatureError,
+    check_algorithms,
+    verify_compact,
+)
 
 from .base import DEFAULT_MAX_CREDENTIAL_BYTES, AuthRequest
 from .http import BearerAuthenticator
@@ -85,14 +91,14 @@ class JWTVerifier:
         :raises ValueError: with a short, value-free reason.
         """
         try:
-            jws = verify_compact(token, self.keys, self.algorithms)
+            header, payload = verify_compact(token, self.keys, self.algorithms)
         except SignatureError as exc:
             raise ValueError(_signature_reason(exc)) from None
-        typ = jws.header.get("typ")
+        typ = header.get("typ")
         if isinstance(typ, str) and typ.lower() not in _TOKEN_TYPES:
             raise ValueError("not a JWT (typ)")
         try:
-            claims = json.loads(jws.payload)
+            claims = json.loads(payload)
         except ValueError:
             raise ValueError("the token's claims are not JSON") from None
         if not isinstance(claims, dict):

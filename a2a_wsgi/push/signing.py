@@ -13,24 +13,17 @@ names the key (``kid``) and whose claims bind it to this exact request:
 Receivers fetch the public keys from :data:`JWKS_PATH` and check all of this
 with :func:`a2a_client.verify_push`.
 
-Why hand-written JWS over ``cryptography`` rather than PyJWT: the only thing
-we need from a library is the signature primitive. ``cryptography`` provides
-Ed25519 and ECDSA P-256, is maintained by the PyCA, ships wheels everywhere
-and is already installed wherever ``requests[security]``, ``paramiko`` or
-most TLS tooling is; PyJWT would add a second package on top of it (its
-``[crypto]`` extra *is* ``cryptography``). The compact serialization is
-twenty lines, and writing it ourselves lets verification refuse everything
-but the two algorithms we sign with (no ``alg: none``, no HMAC/RSA key
-confusion). It is an optional extra (``pip install a2a-wsgi[signing]``),
+The JWS and the JWKs are PyJWT's, through :mod:`a2a_core.signing` (the same
+restricted PyJWT as card signing, with its RFC 6979 ES256); verification
+accepts only the two algorithms we sign with (no ``alg: none``, no HMAC/RSA
+key confusion). It is an optional extra (``pip install a2a-wsgi[signing]``),
 imported only when a signer is created.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +32,6 @@ __all__ = [
     "SIGNATURE_HEADER",
     "PushSigner",
     "SigningKey",
-    "b64url",
 ]
 
 #: Where the app serves the public keys (relative to the server root).
@@ -48,23 +40,18 @@ JWKS_PATH = "/.well-known/jwks.json"
 SIGNATURE_HEADER = "X-A2A-Push-Signature"
 
 _MISSING_EXTRA = (
-    "signed push deliveries need the 'cryptography' package: pip install 'a2a-wsgi[signing]'"
+    "signed push deliveries need PyJWT and cryptography: pip install 'a2a-wsgi[signing]'"
 )
-
-
-def b64url(raw: bytes) -> str:
-    """Base64url without padding (RFC 7515 §2)."""
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
 
 
 def _crypto() -> Any:
     """The ``cryptography`` modules we use, imported on first need (optional extra)."""
     try:
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec, ed25519, utils
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, ed25519
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise RuntimeError(_MISSING_EXTRA) from exc
-    return hashes, serialization, ec, ed25519, utils
+    return serialization, ec, ed25519
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +65,7 @@ class SigningKey:
     @classmethod
     def generate(cls, kid: str, alg: str = "EdDSA") -> SigningKey:
         """A fresh key. Keys live in memory: give a multi-process deployment a shared one."""
-        _, _, ec, ed25519, _ = _crypto()
+        _, ec, ed25519 = _crypto()
         if alg == "EdDSA":
             return cls(kid, ed25519.Ed25519PrivateKey.generate(), alg)
         if alg == "ES256":
@@ -88,7 +75,7 @@ class SigningKey:
     @classmethod
     def from_pem(cls, kid: str, pem: bytes, password: bytes | None = None) -> SigningKey:
         """A PEM (PKCS#8) Ed25519 or P-256 private key, e.g. read from a deployment secret."""
-        _, serialization, ec, ed25519, _ = _crypto()
+        serialization, ec, ed25519 = _crypto()
         key = serialization.load_pem_private_key(pem, password=password)
         if isinstance(key, ed25519.Ed25519PrivateKey):
             return cls(kid, key, "EdDSA")
@@ -96,27 +83,11 @@ class SigningKey:
             return cls(kid, key, "ES256")
         raise ValueError("only Ed25519 and P-256 (ES256) private keys can sign pushes")
 
-    def sign(self, data: bytes) -> bytes:
-        """The raw JWS signature (ES256: r || s, 32 bytes each, not DER)."""
-        hashes, _, ec, _, utils = _crypto()
-        if self.alg == "EdDSA":
-            return bytes(self.private_key.sign(data))
-        der = self.private_key.sign(data, ec.ECDSA(hashes.SHA256()))
-        r, s = utils.decode_dss_signature(der)
-        return bytes(int(r).to_bytes(32, "big") + int(s).to_bytes(32, "big"))
-
     def public_jwk(self) -> dict[str, str]:
         """The public half as a JWK (RFC 8037 OKP for Ed25519, RFC 7518 EC for P-256)."""
-        _, serialization, _, _, _ = _crypto()
-        public = self.private_key.public_key()
-        base = {"kid": self.kid, "alg": self.alg, "use": "sig"}
-        if self.alg == "EdDSA":
-            raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-            return {**base, "kty": "OKP", "crv": "Ed25519", "x": b64url(raw)}
-        numbers = public.public_numbers()
-        return {**base, "kty": "EC", "crv": "P-256",
-                "x": b64url(numbers.x.to_bytes(32, "big")),
-                "y": b64url(numbers.y.to_bytes(32, "big"))}
+        from a2a_core.signing import public_jwk
+
+        return public_jwk(self.private_key.public_key(), kid=self.kid)
 
 
 @dataclass(slots=True)
@@ -144,8 +115,10 @@ class PushSigner:
 
     def sign(self, *, body: bytes, url: str, task_id: str, jti: str, now: float) -> str:
         """The JWT for one delivery attempt (``now``: seconds since the epoch)."""
+        from a2a_core.signing import SigningKey as JWSKey
+        from a2a_core.signing import sign_compact
+
         key = self.keys[0]
-        header = {"alg": key.alg, "typ": "JWT", "kid": key.kid}
         claims: dict[str, Any] = {
             "iat": int(now),
             "exp": int(now + self.lifetime),
@@ -156,9 +129,5 @@ class PushSigner:
         }
         if self.issuer:
             claims["iss"] = self.issuer
-        signing_input = f"{_segment(header)}.{_segment(claims)}".encode("ascii")
-        return f"{signing_input.decode('ascii')}.{b64url(key.sign(signing_input))}"
-
-
-def _segment(obj: Mapping[str, Any]) -> str:
-    return b64url(json.dumps(obj, separators=(",", ":"), sort_keys=True).encode("utf-8"))
+        payload = json.dumps(claims, separators=(",", ":"), sort_keys=True).encode("utf-8")
+        return sign_compact(payload, JWSKey(key.kid, key.private_key, key.alg), {"typ": "JWT"})

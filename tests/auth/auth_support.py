@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import threading
@@ -9,16 +10,25 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from a2a_core.http import Headers
-from a2a_core.signing import SigningKey, b64url_encode, jwks, sign_compact
+from a2a_core.signing import SigningKey, jwks, sign_compact
 from a2a_wsgi.auth import AuthError, AuthPolicy, AuthRequest
 
-__all__ = ["GuardedApp", "JWKSApp", "NOW", "jwt_for", "request_with", "self_signed",
-           "unsigned_jwt"]
+__all__ = ["GuardedApp", "JWKSApp", "NOW", "b64url_decode", "b64url_encode", "jwt_for",
+           "request_with", "self_signed", "unsigned_jwt"]
 
 #: The fixed "now" of the tests (seconds since the epoch).
 NOW = 1_800_000_000.0
 ISSUER = "https://idp.example"
 AUDIENCE = "https://agent.example/a2a"
+
+
+def b64url_encode(raw: bytes) -> str:
+    """Base64url without padding, for tests that build a JWS by hand."""
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def request_with(headers: Iterable[tuple[str, str]] | Mapping[str, str] = (), *,
@@ -72,6 +82,8 @@ class JWKSApp:
         self.fail = False
         self._lock = threading.Lock()
         self.discovery: dict[str, Any] | None = None
+        #: ``Cache-Control`` of the JWKS answer (None: the header is not sent).
+        self.cache_control: str | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
         path = environ.get("PATH_INFO")
@@ -86,7 +98,8 @@ class JWKSApp:
         if self.fail:
             start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
             return [b"down"]
-        start_response("200 OK", [("Content-Type", "application/jwk-set+json")])
+        cache = [("Cache-Control", self.cache_control)] if self.cache_control else []
+        start_response("200 OK", [("Content-Type", "application/jwk-set+json"), *cache])
         return [json.dumps(jwks(self.keys)).encode()]
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from auth_support import b64url_decode, b64url_encode
 
 from a2a_core.models import (
     AgentCapabilities,
@@ -32,12 +33,11 @@ from a2a_core.signing import (
     UnsignedContentError,
     UnsupportedAlgorithmError,
     add_signature,
-    b64url_decode,
-    b64url_encode,
     canonical_card,
     canonicalize,
     jwks,
     sign_card,
+    sign_compact,
     verify_card,
 )
 from a2a_core.signing._card_view import spec_content
@@ -363,10 +363,8 @@ def test_a_signature_over_the_spec_text_form_verifies(es_key: SigningKey) -> Non
     card["skills"][0]["description"] = ""
     literal = canonicalize(spec_content(card))
     assert b'"description":""' in literal and literal != canonical_card(card)
-    protected = b64url_encode(json.dumps({"alg": "ES256", "kid": es_key.kid}).encode())
-    signature = es_key.sign(f"{protected}.{b64url_encode(literal)}".encode())
-    signed = {**card, "signatures": [{"protected": protected,
-                                      "signature": b64url_encode(signature)}]}
+    protected, _, signature = sign_compact(literal, es_key).split(".")
+    signed = {**card, "signatures": [{"protected": protected, "signature": signature}]}
     assert verify_card(signed, es_key.public_key()).index == 0
 
 

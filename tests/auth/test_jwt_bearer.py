@@ -16,6 +16,7 @@ from auth_support import (
     NOW,
     GuardedApp,
     JWKSApp,
+    b64url_encode,
     jwt_for,
     request_with,
     unsigned_jwt,
@@ -23,7 +24,7 @@ from auth_support import (
 from support.wsgi_server import Served
 
 from a2a_core.models import HTTPAuthSecurityScheme
-from a2a_core.signing import SigningKey, b64url_encode
+from a2a_core.signing import SigningKey
 from a2a_wsgi.auth import (
     AuthPolicy,
     InvalidCredentialsError,
@@ -208,6 +209,28 @@ def test_jwks_is_cached_and_refreshed_on_unknown_kid(serve: Callable[[Any], Serv
     with pytest.raises(InvalidCredentialsError, match="unknown key"):
         _auth(jwt_for(first), authenticator)
     assert keys.hits == 3
+
+
+@pytest.mark.parametrize(("cache_control", "refetch_after"), [
+    ("public, max-age=60", 60), ("max-age=5", 30), ("no-store", 30), ("max-age=9000", 300),
+    ('max-age="bogus"', 300)])
+def test_jwks_cache_control_shortens_the_cache(serve: Callable[[Any], Served], cache_control: str,
+                                               refetch_after: float) -> None:
+    """A shorter max-age is honoured (not under min_refresh); a longer one does not stretch ttl."""
+    key = SigningKey.generate("cc", "EdDSA")
+    keys = JWKSApp([key])
+    keys.cache_control = cache_control
+    clock = Clock()
+    verifier = _verifier(keys=None, jwks_url=f"{serve(keys).url}/jwks.json",
+                         jwks_options={"clock": clock, "ttl": 300, "min_refresh": 30})
+    authenticator = JWTBearerAuthenticator(verifier)
+    assert _auth(jwt_for(key), authenticator).identity == "alice"
+    clock.now += refetch_after - 1
+    assert _auth(jwt_for(key), authenticator).identity == "alice"
+    assert keys.hits == 1
+    clock.now += 1
+    assert _auth(jwt_for(key), authenticator).identity == "alice"
+    assert keys.hits == 2
 
 
 def test_a_failing_jwks_server_keeps_the_keys_held(serve: Callable[[Any], Served]) -> None:

@@ -181,3 +181,53 @@ def test_replay_cache_is_bounded() -> None:
     assert len(cache) <= 10
     now[0] = 1000.0  # everything expired: the same id is new again
     assert cache.add("j49", 2000.0)
+
+
+class _JWKSPeer:
+    """Serves a signer's JWKS (or 503 while ``fail``); counts the requests."""
+
+    def __init__(self, signer: PushSigner) -> None:
+        self.signer, self.fail, self.hits = signer, False, 0
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        self.hits += 1
+        if self.fail:
+            start_response("503 Service Unavailable", [("Content-Type", "text/plain")])
+            return [b"down"]
+        start_response("200 OK", [("Content-Type", "application/json")])
+        return [json.dumps(self.signer.jwks()).encode()]
+
+
+@pytest.mark.slow
+def test_the_jwks_fetcher_caches_refreshes_on_rotation_and_survives_outages() -> None:
+    from support.wsgi_server import Served
+
+    from a2a_client import JWKSFetcher
+
+    first = PushSigner([SigningKey.generate("first", "EdDSA")])
+    peer = _JWKSPeer(first)
+    served = Served(peer)
+    try:
+        now = [1000.0]
+        fetcher = JWKSFetcher(served.url, ttl=300, min_refresh=30, clock=lambda: now[0])
+        peer.fail = True
+        with pytest.raises(PushVerificationError, match="cannot fetch"):
+            verify_push(signed(first), BODY, jwks=fetcher, clock=clock)  # no keys yet
+        peer.fail = False
+        now[0] += 30
+        assert verify_push(signed(first), BODY, jwks=fetcher, clock=clock)["jti"] == "k.1"
+        assert verify_push(signed(first), BODY, jwks=fetcher, clock=clock)["jti"] == "k.1"
+        assert peer.hits == 2  # one failed, one cached
+
+        rotated = PushSigner([SigningKey.generate("second", "ES256"), *first.keys])
+        peer.signer = rotated
+        now[0] += 31
+        assert verify_push(signed(rotated), BODY, jwks=fetcher, clock=clock)["jti"] == "k.1"
+        assert peer.hits == 3  # the unknown kid refetched
+
+        peer.fail = True
+        now[0] += 300  # stale, and the agent is down: the keys held still verify
+        assert verify_push(signed(first), BODY, jwks=fetcher, clock=clock)["jti"] == "k.1"
+        assert peer.hits == 4
+    finally:
+        served.stop()
