@@ -89,6 +89,8 @@ class EventStream(Iterator[StreamEvent]):
         self.reconnects = 0
         self._seen_ids: set[str] = set()
         self._settled = False  # a terminal/interrupted state was seen: EOF is a normal end
+        #: Set by abort(): the stream ends at once, without resubscribing.
+        self.aborted = False
         self._events = self._run()
 
     def __next__(self) -> StreamEvent:
@@ -108,6 +110,11 @@ class EventStream(Iterator[StreamEvent]):
         self._events.close()
         self._reply.close()
 
+    def abort(self) -> None:
+        """From another thread: stop a read in progress; the iteration ends, no resubscribe."""
+        self.aborted = True
+        self._reply.abort()
+
     # -- the loop -------------------------------------------------------------------------
 
     def _run(self) -> Generator[StreamEvent, None, None]:
@@ -123,9 +130,12 @@ class EventStream(Iterator[StreamEvent]):
                         return
             except TransportError as exc:
                 error = exc
+            except Exception:
+                if not self.aborted:
+                    raise
             finally:
                 self._reply.close()
-            if self._settled:
+            if self._settled or self.aborted:
                 return
             failures = 0 if progressed else failures + 1
             replacement = self._resume(failures, error)
