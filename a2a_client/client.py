@@ -52,7 +52,7 @@ from .sending import send_request
 from .streams import EventStream
 from .tasks import TaskOperations
 from .transport import DEFAULT_TIMEOUT, Reply, Transport
-from .waiting import LongPoll, Subscribe, known_card
+from .waiting import LongPoll, Subscribe, known_card, preview_long_poll
 
 __all__ = ["A2AClient", "DEFAULT_STREAM_IDLE_TIMEOUT", "TimeoutLike"]
 
@@ -368,9 +368,11 @@ class A2AClient(TaskOperations):
     # -- waiting (wait() is in TaskOperations) ---------------------------------------
 
     def _wait_paths(self, history_length: int | None) -> tuple[LongPoll | None, Subscribe | None]:
-        """Streams when the card (held, or fetched once; none: polling) declares them."""
+        """Long-poll and stream, as the card (held, or fetched once; none: polling) allows."""
         card = known_card(self._card, self.get_card if self._card_url is not None else None)
-        return None, (self.subscribe if card and card.capabilities.streaming else None)
+        long_poll = preview_long_poll(card, self._transport, self.endpoint, self.extensions,
+                                      self.timeout, history_length)
+        return long_poll, (self.subscribe if card and card.capabilities.streaming else None)
 
     def send_and_wait(
         self,
@@ -390,11 +392,5 @@ class A2AClient(TaskOperations):
         result = self.send_message(message, blocking=False, **send_options)
         if isinstance(result, Message) or is_settled(result):
             return result
-        return self.wait(
-            result.id,
-            poll_every=poll_every,
-            timeout=timeout,
-            on_update=on_update,
-            cancel=cancel,
-            first=result,
-        )
+        return self.wait(result.id, poll_every=poll_every, timeout=timeout,
+                         on_update=on_update, cancel=cancel, first=result)

@@ -25,13 +25,21 @@ import time
 from collections.abc import Callable
 
 from a2a_core.errors import RemoteProtocolError, RPCError
-from a2a_core.models import AgentCard, Task, TaskStatusUpdateEvent
+from a2a_core.generations import GENERATIONS_EXTENSION_URI
+from a2a_core.methods import Operation
+from a2a_core.models import AgentCard, GetTaskRequest, Task, TaskStatusUpdateEvent
 
-from .errors import HTTPStatusError, TransportError, WaitTimeout
+from .bindings import HTTP_JSON
+from .cards import Endpoint
+from .channel import Channel
+from .errors import HTTPStatusError, ReadTimeout, TransportError, WaitTimeout
 from .polling import DEFAULT_LATENESS, DEFAULT_POLL_EVERY, is_settled, wait_for_task
+from .rest import RestChannel
+from .rpc import RPCChannel
 from .streams import EventStream
+from .transport import Timeout, Transport
 
-__all__ = ["LongPoll", "Subscribe", "known_card", "wait_until_settled"]
+__all__ = ["LongPoll", "Subscribe", "known_card", "preview_long_poll", "wait_until_settled"]
 
 log = logging.getLogger("a2a_client")
 
@@ -39,6 +47,9 @@ log = logging.getLogger("a2a_client")
 Subscribe = Callable[[str], EventStream]
 #: (last snapshot, seconds left) -> the next snapshot, held by the server until it changes.
 LongPoll = Callable[[Task, float], Task]
+
+#: The longest hold a server is expected to make (ours: 30 s); a read waits a little more.
+_LONGEST_HOLD = 30.0
 
 #: Failures after which a faster path gives way to the next one (never the caller's own).
 _PATH_FAILURES = (TransportError, HTTPStatusError, RPCError, RemoteProtocolError)
@@ -73,6 +84,43 @@ def known_card(held: AgentCard | None, fetch: Callable[[], AgentCard] | None) ->
         return fetch()
     except (TransportError, HTTPStatusError, RemoteProtocolError):
         return None  # no card: polling still works against a pinned endpoint
+
+
+def preview_long_poll(
+    card: AgentCard | None,
+    transport: Transport,
+    endpoint: Endpoint,
+    extensions: tuple[str, ...],
+    timeout: Timeout,
+    history_length: int | None,
+) -> LongPoll | None:
+    """Long-poll GetTask when the card declares the generation preview and we speak 1.0.
+
+    The preview's extension is requested on these calls only, through a channel of
+    their own. A snapshot without a generation is asked with 0, which the server
+    answers at once with one (dev-1.1: 0 means "not known").
+    """
+    if card is None or endpoint.version != "1.0":
+        return None
+    if GENERATIONS_EXTENSION_URI not in {e.uri for e in card.capabilities.extensions}:
+        return None
+    make = RestChannel if endpoint.binding == HTTP_JSON else RPCChannel
+    preview: Channel = make(transport, lambda: endpoint, (*extensions, GENERATIONS_EXTENSION_URI))
+
+    def long_poll(task: Task, left: float) -> Task:
+        request = GetTaskRequest(id=task.id, history_length=history_length,
+                                 current_generation=task.generation or 0)
+        # The server's hold is bounded; ours too, by the budget left (then we ask again).
+        read = min(max(timeout[1], _LONGEST_HOLD + 5.0), left + 0.5)
+        try:
+            answer = preview.call(Operation.GET_TASK, request, (timeout[0], read))
+        except ReadTimeout:
+            return task
+        if not isinstance(answer, Task) or answer.generation is None:
+            raise RemoteProtocolError("a long-poll GetTask was answered without a generation")
+        return answer
+
+    return long_poll
 
 
 def wait_until_settled(

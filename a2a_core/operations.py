@@ -24,10 +24,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
-from . import wire
+from . import generations, wire
 from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
 from .errors import TaskNotFoundError, UnsupportedOperationError
 from .extensions import ActivatedExtensions
+from .generations import GenerationWaiter
 from .jsonvalue import JSONObject, JSONValue
 from .methods import Operation
 from .models import AgentCard, ListTasksRequest, ListTasksResponse, SendMessageRequest, Task
@@ -147,6 +148,7 @@ class Operations:
         activated: ActivatedExtensions,
     ) -> SendMessageRequest:
         request = wire.decode_params(operation, params, ctx.version, max_parts=self.max_parts)
+        request = generations.ignored(request, ctx)
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 
@@ -168,7 +170,7 @@ class Operations:
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
             result = trim_history(result, request.configuration.history_length)
-        result = activated.apply_response(result, dict(params))
+        result = activated.apply_response(generations.hidden(result, ctx), dict(params))
         return Result(wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version))
 
     def _send_streaming_message(
@@ -176,14 +178,20 @@ class Operations:
     ) -> Outcome:
         request = self._decode_send(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
         self._authorize_continuation(request, ctx)
-        return Stream(self.service.send_streaming_message(request, ctx))
+        items = self.service.send_streaming_message(request, ctx)
+        return Stream(generations.hidden_items(items, ctx))
 
     def _get_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        request = wire.decode_params(Operation.GET_TASK, params, ctx.version)
+        request = generations.ignored(wire.decode_params(Operation.GET_TASK, params, ctx.version),
+                                      ctx)
         task = self._authorized_task(request.id, AuthorizeOperation.GET, ctx)
-        task = trim_history(task, request.history_length)
+        waiter = self.service
+        if request.current_generation is not None and isinstance(waiter, GenerationWaiter):
+            # Long-poll: held until the generation moves (authorized above, before the hold).
+            task = waiter.task_after_generation(request.id, request.current_generation, ctx)
+        task = trim_history(generations.hidden(task, ctx), request.history_length)
         return Result(wire.encode_result(Operation.GET_TASK, task, ctx.version))
 
     def _list_tasks(
@@ -197,6 +205,7 @@ class Operations:
         if not request.include_artifacts:
             tasks = [strip_artifacts(t) for t in tasks]
         response = replace(response, tasks=tasks, page_size=len(tasks))
+        response = generations.hidden(response, ctx)
         return Result(wire.encode_result(Operation.LIST_TASKS, response, ctx.version))
 
     def _authorized_page(
@@ -231,7 +240,7 @@ class Operations:
     ) -> Outcome:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
         self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
-        task = self.service.cancel_task(request, ctx)
+        task = generations.hidden(self.service.cancel_task(request, ctx), ctx)
         return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
 
     def _subscribe_to_task(
@@ -247,7 +256,7 @@ class Operations:
         items = self.service.subscribe_to_task(request, ctx)
         if ctx.last_event_id is None:
             items = started(items)
-        return Stream(items)
+        return Stream(generations.hidden_items(items, ctx))
 
     def _create_push_config(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
