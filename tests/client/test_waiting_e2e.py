@@ -43,7 +43,7 @@ class Counting:
 class Gated:
     """An agent that reports WORKING, then waits for the gate and answers."""
 
-    def __init__(self, *, streaming: bool) -> None:
+    def __init__(self, *, streaming: bool, preview: bool = False) -> None:
         self.gate = threading.Event()
         gate = self.gate
 
@@ -53,7 +53,8 @@ class Gated:
             return reply("done: " + message.text)
 
         agent = Agent.from_function(handle, name="Gated", skills=[AgentSkill(id="g", name="G")])
-        self.app = A2AApp(agent, agent_card_opts={"capabilities": {"streaming": streaming}})
+        self.app = A2AApp(agent, agent_card_opts={"capabilities": {"streaming": streaming}},
+                          preview_generations=preview)
         self.counting = Counting(self.app)
         self.served = Served(self.counting)
         self.url = self.served.url
@@ -68,8 +69,8 @@ class Gated:
 def gated() -> Iterator[Callable[..., Gated]]:
     made: list[Gated] = []
 
-    def make(*, streaming: bool) -> Gated:
-        made.append(Gated(streaming=streaming))
+    def make(*, streaming: bool, preview: bool = False) -> Gated:
+        made.append(Gated(streaming=streaming, preview=preview))
         return made[-1]
 
     yield make
@@ -170,3 +171,28 @@ def test_an_instant_agent_costs_one_request_when_the_send_is_settled() -> None:
     # Whatever path each wait took, it ended settled and never polled more than once.
     assert counting.calls.count("SendMessage") == 3
     assert counting.calls.count("GetTask") <= 3
+
+
+@pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
+def test_long_poll_path_costs_three_requests(gated: Callable[..., Gated], binding: str) -> None:
+    agent = gated(streaming=True, preview=True)  # long-poll is preferred to the stream
+    seen: list[tuple[TaskState, int | None]] = []
+    threading.Timer(0.3, agent.gate.set).start()
+    with A2AClient(agent.url, binding=binding) as client:
+        result = client.send_and_wait(
+            "hi", on_update=lambda t, _e: seen.append((t.status.state, t.generation)))
+    assert isinstance(result, Task) and result.status.state is TaskState.COMPLETED
+    assert _text(result) == "done: hi" and result.generation is not None
+    calls = agent.counting.calls
+    assert len(calls) <= 3 and "SubscribeToTask" not in calls, calls
+    generations = [g for _, g in seen if g is not None]
+    assert generations == sorted(generations) and seen[-1][0] is TaskState.COMPLETED
+
+
+def test_long_poll_path_honours_the_budget(gated: Callable[..., Gated]) -> None:
+    agent = gated(streaming=False, preview=True)
+    with A2AClient(agent.url) as client:
+        with pytest.raises(WaitTimeout) as caught:
+            client.send_and_wait("hi", timeout=0.5)
+    assert not caught.value.task.status.state.is_terminal
+    assert len(agent.counting.calls) <= 4  # send, the generation, one held read cut short
