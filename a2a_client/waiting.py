@@ -158,7 +158,9 @@ def wait_until_settled(
         try:
             settled = _follow(task_id, subscribe, get_task, progress, timeout, stop)
         except _PATH_FAILURES as exc:
+            # Often the task finished before we subscribed (-32004): ask at once.
             log.info("stream for task %s failed (%s); polling instead", task_id, exc)
+            progress.see(get_task())
             settled = None
         if settled is not None:
             return settled

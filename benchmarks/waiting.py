@@ -81,8 +81,11 @@ def cli_overhead(runs: int = 5) -> None:
     for preview in (False, True):
         with _echo(preview) as url:
             _cli_seconds("send", url, "warm up")
-            plain = [_cli_seconds("send", url, "hi") for _ in range(runs)]
-            waited = [_cli_seconds("send", url, "hi", "--wait") for _ in range(runs)]
+            plain: list[float] = []
+            waited: list[float] = []
+            for _ in range(runs):  # interleaved, so noise from elsewhere lands on both
+                plain.append(_cli_seconds("send", url, "hi"))
+                waited.append(_cli_seconds("send", url, "hi", "--wait"))
         p, w = statistics.median(plain), statistics.median(waited)
         print(f"echo (preview {'on' if preview else 'off'}): a2a send {p:.3f} s, "
               f"--wait {w:.3f} s, difference {w - p:+.3f} s (median of {runs})")
