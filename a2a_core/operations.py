@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from . import generations, wire
 from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
@@ -35,6 +35,9 @@ from .models import AgentCard, ListTasksRequest, ListTasksResponse, SendMessageR
 from .service import A2AService, CallContext, StreamItem
 from .streaming import started
 from .tasks import strip_artifacts, trim_history
+
+if TYPE_CHECKING:
+    from .calls import StreamAdmission
 
 __all__ = ["Operations", "Outcome", "Result", "Stream"]
 
@@ -79,8 +82,11 @@ class Operations:
         card_document: CardDocument,
         authorize_task: AuthorizeCallback | None = None,
         max_parts: int,
+        hold_admission: StreamAdmission | None = None,
     ) -> None:
         self.service = service
+        #: A long-poll hold takes a stream place while held (it ties up a worker thread).
+        self.hold_admission = hold_admission
         self.authorize_task = authorize_task
         self.max_parts = max_parts
         self._card_document = card_document
@@ -190,9 +196,24 @@ class Operations:
         waiter = self.service
         if request.current_generation is not None and isinstance(waiter, GenerationWaiter):
             # Long-poll: held until the generation moves (authorized above, before the hold).
-            task = waiter.task_after_generation(request.id, request.current_generation, ctx)
+            task = self._held(waiter, request.id, request.current_generation, ctx)
         task = trim_history(generations.hidden(task, ctx), request.history_length)
         return Result(wire.encode_result(Operation.GET_TASK, task, ctx.version))
+
+    def _held(self, waiter: GenerationWaiter, task_id: str, generation: int,
+              ctx: CallContext) -> Task:
+        """A long-poll hold, in a stream place (none free: Busy, 503 with Retry-After)."""
+        admission = self.hold_admission
+        if admission is None:
+            return waiter.task_after_generation(task_id, generation, ctx)
+        if not admission.admit():
+            from .calls import Busy  # calls imports this module
+
+            raise Busy(admission.retry_after)
+        try:
+            return waiter.task_after_generation(task_id, generation, ctx)
+        finally:
+            admission.release()
 
     def _list_tasks(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions

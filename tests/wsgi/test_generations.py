@@ -192,3 +192,28 @@ def test_a_mismatched_if_generation_match_is_refused(on: str) -> None:
     # Without the extension the field is not read: the same stale value is no error.
     plain = peer.rpc("send", again(current - 1))
     assert "result" in plain
+
+
+def test_a_long_poll_hold_takes_a_stream_place() -> None:
+    agent = Turns()
+    app = A2AApp(agent, preview_generations=True, max_streams=1)
+    with served(app) as handle:
+        peer = Peer(handle.url, "1.0")
+        task = peer.rpc("send", {"message": user_message("hello", "1.0")},
+                        headers=PREVIEW)["result"]["task"]
+        hold = {"id": task["id"], "currentGeneration": task["generation"]}
+        first = threading.Thread(target=lambda: Peer(handle.url, "1.0").rpc(
+            "get", hold, headers=PREVIEW))
+        first.start()
+        time.sleep(0.3)  # the first hold has the only place
+        body = {"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": hold}
+        busy = requests.post(handle.url, json=body, timeout=5,
+                             headers={"A2A-Version": "1.0", **PREVIEW})
+        assert busy.status_code == 503 and busy.headers.get("Retry-After")
+        # A plain GetTask needs no place.
+        assert "result" in peer.rpc("get", {"id": task["id"]}, headers=PREVIEW)
+        peer.rpc("send", {"message": user_message("stop", "1.0", task_id=task["id"])},
+                 headers=PREVIEW)  # the change ends the first hold
+        first.join(10)
+        assert not first.is_alive()
+    app.close()
