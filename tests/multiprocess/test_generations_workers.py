@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from multiprocess_support import APP_PATH, fresh_peer, tagged_app
 from support.a2a_http import state_of, user_message
-from support.gunicorn import ServerProcess, start_gunicorn
+from support.gunicorn import WORKER_CLASSES, ServerProcess, start_gunicorn
 
 from a2a_core.generations import GENERATIONS_EXTENSION_URI
 from a2a_core.models import Message
@@ -45,12 +45,15 @@ app = (tagged_app(TurnsAgent(), os.environ["A2A_TEST_GEN_STORE"],
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def sqlite_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+@pytest.fixture(scope="module", params=WORKER_CLASSES)
+def sqlite_workers(request: pytest.FixtureRequest,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
+    """4 workers on one file, under each worker model (a hold must yield under gevent)."""
     db = tmp_path_factory.mktemp("generations") / "tasks.sqlite3"
     with start_gunicorn("test_generations_workers:app", log_path=db.parent / "gunicorn.log",
                         env={"A2A_TEST_GEN_STORE": f"sqlite:///{db}", "A2A_TEST_INSTANCE": "A"},
-                        workers=4, pythonpath=APP_PATH) as gunicorn:
+                        workers=4, pythonpath=APP_PATH,
+                        worker_class=request.param) as gunicorn:
         gunicorn.wait_ready()
         yield [gunicorn.url]
 
@@ -160,3 +163,15 @@ def test_postgres_two_hosts_count_every_change_once(postgres_hosts: list[str]) -
 def test_postgres_a_long_poll_is_answered_by_the_other_hosts_change(
         postgres_hosts: list[str]) -> None:
     _long_poll_across(postgres_hosts)
+
+
+def test_a_hold_yields_to_other_requests_of_a_single_gevent_worker(
+        tmp_path: Any) -> None:
+    """One gevent worker: the change that ends the hold is served by the very process
+    holding it, so a hold that blocked the hub would never end."""
+    db = tmp_path / "tasks.sqlite3"
+    with start_gunicorn("test_generations_workers:app", log_path=tmp_path / "gunicorn.log",
+                        env={"A2A_TEST_GEN_STORE": f"sqlite:///{db}", "A2A_TEST_INSTANCE": "A"},
+                        workers=1, pythonpath=APP_PATH, worker_class="gevent") as gunicorn:
+        gunicorn.wait_ready()
+        _long_poll_across([gunicorn.url])
