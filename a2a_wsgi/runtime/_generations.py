@@ -78,14 +78,17 @@ def guarded(change: Change, expected: int | None) -> Change:
 
 def held_until_changed(store: TaskStore, task_id: str, scope: Scope, generation: int, *,
                        limit: float, client_gone: Callable[[], bool] | None) -> Task:
-    """The task once its generation differs from ``generation``, or as it is at ``limit``."""
+    """The task once its generation differs from ``generation``, or as it is at ``limit``.
+
+    A terminal task is answered at once: it will not change again.
+    """
     deadline = time.monotonic() + limit
     while True:
         stored = store.load(task_id, owner=scope[0], tenant=scope[1])
         if stored is None:
             raise TaskNotFoundError(f"Task {task_id} not found")
         left = deadline - time.monotonic()
-        if current(stored.task) != generation or left <= 0:
+        if current(stored.task) != generation or left <= 0 or stored.task.status.state.is_terminal:
             return stored.task
         if client_gone is not None and client_gone():
             return stored.task

@@ -170,6 +170,18 @@ def test_a_long_poll_is_held_until_the_next_change(on: str, agent: Turns) -> Non
     assert rest.status_code == 200 and int(rest.json()["generation"]) >= int(answer["generation"])
 
 
+def test_a_terminal_task_is_not_held(on: str) -> None:
+    peer = Peer(on, "1.0")
+    task = peer.rpc("send", {"message": user_message("stop", "1.0")},
+                    headers=PREVIEW)["result"]["task"]
+    assert state_of(task) == "completed"
+    answered = threading.Event()
+    hold = {"id": task["id"], "currentGeneration": task["generation"]}
+    threading.Thread(target=lambda: (Peer(on, "1.0").rpc("get", hold, headers=PREVIEW),
+                                     answered.set())).start()
+    assert answered.wait(10)  # a hold would last the server's 30 s
+
+
 def test_a_mismatched_if_generation_match_is_refused(on: str) -> None:
     peer = Peer(on, "1.0")
     task = peer.rpc("send", {"message": user_message("hello", "1.0")},
