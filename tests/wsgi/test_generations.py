@@ -229,3 +229,47 @@ def test_a_long_poll_hold_takes_a_stream_place() -> None:
         first.join(10)
         assert not first.is_alive()
     app.close()
+
+
+def _fixed_app(preview: bool) -> A2AApp:
+    """An app whose ids and clock are fixed, so two of them answer byte for byte alike."""
+    from datetime import datetime, timezone
+    from itertools import count
+
+    numbers = count(1)
+    return A2AApp(Turns(), preview_generations=preview, runtime_options={
+        "id_factory": lambda prefix: f"{prefix}-{next(numbers)}",
+        "clock": lambda: datetime(2026, 1, 1, tzinfo=timezone.utc)})
+
+
+@pytest.mark.parametrize("version", ["0.3", "1.0"])
+def test_without_negotiation_the_wire_is_byte_identical_to_preview_off(version: str) -> None:
+    def exchange(url: str) -> list[bytes]:
+        session = requests.Session()
+        headers = {"A2A-Version": version, "Content-Type": "application/json"}
+
+        def post(method: str, params: Any) -> bytes:
+            body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+            answer = session.post(url, data=json.dumps(body), headers=headers, timeout=5)
+            return answer.content
+
+        names = {"0.3": ("message/send", "tasks/get", "message/stream"),
+                 "1.0": ("SendMessage", "GetTask", "SendStreamingMessage")}[version]
+        sent = post(names[0], {"message": user_message("chunks:3", version, message_id="m1")})
+        task_id = json.loads(sent)["result"]
+        task_id = (task_id if version == "0.3" else task_id["task"])["id"]
+        got = post(names[1], {"id": task_id})
+        streamed = post(names[2], {"message": user_message("chunks:2", version,
+                                                           message_id="m2")})
+        card = session.get(f"{url}/.well-known/agent-card.json", timeout=5).content
+        return [sent, got, streamed, card]
+
+    answers = []
+    for preview in (False, True):
+        app = _fixed_app(preview)
+        with served(app) as handle:
+            answers.append(exchange(handle.url))
+        app.close()
+    off, on = answers
+    assert off[:3] == on[:3]  # every answer, byte for byte
+    assert json.loads(on[3])["capabilities"]["extensions"][0]["uri"] == URI  # only the card
