@@ -9,6 +9,7 @@ from a2a_core import __version__
 from a2a_core.models import TaskState
 
 from ._cli_exits import EXIT_CODES
+from .polling import DEFAULT_POLL_EVERY
 from .transport import expand_headers
 
 __all__ = ["build_parser"]
@@ -104,10 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument("url")
     send.add_argument("text")
     send.add_argument("--stream", action="store_true", help="stream the task's events")
-    send.add_argument("--wait", action="store_true", help="poll until the task settles")
+    send.add_argument("--wait", action="store_true", help="wait until the task settles")
     send.add_argument("--wait-timeout", type=float, default=300.0, help="--wait budget, seconds")
     send.add_argument(
-        "--poll-every", type=float, default=1.0, help="--wait first interval, seconds"
+        "--poll-every", type=float, default=DEFAULT_POLL_EVERY,
+        help="--wait first polling interval, seconds (when the agent neither streams"
+        " nor long-polls)",
     )
     send.add_argument("--context", help="context id to continue")
     send.add_argument("--task", help="task id to continue (e.g. after input-required)")

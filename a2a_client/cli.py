@@ -15,7 +15,7 @@
 Common options: ``--json`` (machine output on stdout), ``--header 'Name: value'``
 (repeatable; ``${VAR}`` expands from the environment at each request), ``--token TOKEN``
 (a bearer token for the agent's own origin; ``${VAR}`` expands too), ``--timeout S``,
-``--protocol auto|0.3|1.0``, ``--binding auto|JSONRPC|HTTP+JSON``. While ``--wait`` polls,
+``--protocol auto|0.3|1.0``, ``--binding auto|JSONRPC|HTTP+JSON``. While ``--wait`` waits,
 the task's state and the elapsed time are shown on stderr as a live line when stderr is a
 terminal, and not at all on a pipe.
 

@@ -52,6 +52,7 @@ from .sending import send_request
 from .streams import EventStream
 from .tasks import TaskOperations
 from .transport import DEFAULT_TIMEOUT, Reply, Transport
+from .waiting import LongPoll, Subscribe, known_card, preview_long_poll
 
 __all__ = ["A2AClient", "DEFAULT_STREAM_IDLE_TIMEOUT", "TimeoutLike"]
 
@@ -364,7 +365,14 @@ class A2AClient(TaskOperations):
     #: The 0.3 name of :meth:`subscribe`.
     resubscribe = subscribe
 
-    # -- polling (wait() is in TaskOperations) ---------------------------------------
+    # -- waiting (wait() is in TaskOperations) ---------------------------------------
+
+    def _wait_paths(self, history_length: int | None) -> tuple[LongPoll | None, Subscribe | None]:
+        """Long-poll and stream, as the card (held, or fetched once; none: polling) allows."""
+        card = known_card(self._card, self.get_card if self._card_url is not None else None)
+        long_poll = preview_long_poll(card, self._transport, self.endpoint, self.extensions,
+                                      self.timeout, history_length)
+        return long_poll, (self.subscribe if card and card.capabilities.streaming else None)
 
     def send_and_wait(
         self,
@@ -376,15 +384,13 @@ class A2AClient(TaskOperations):
         cancel: threading.Event | None = None,
         **send_options: Any,
     ) -> SendResult:
-        """Send without blocking, then :meth:`wait`. A direct Message reply is returned as is."""
+        """Send without blocking, then :meth:`wait`. A direct Message reply is returned as is.
+
+        A send whose answer is already settled (an agent that answers at once) is
+        returned without another request.
+        """
         result = self.send_message(message, blocking=False, **send_options)
         if isinstance(result, Message) or is_settled(result):
             return result
-        return self.wait(
-            result.id,
-            poll_every=poll_every,
-            timeout=timeout,
-            on_update=on_update,
-            cancel=cancel,
-            first=result,
-        )
+        return self.wait(result.id, poll_every=poll_every, timeout=timeout,
+                         on_update=on_update, cancel=cancel, first=result)

@@ -17,6 +17,13 @@ track of where the task is:
 
 Events that cannot be decoded are logged and skipped, so one odd event does not end
 the stream; a JSON-RPC error event raises its typed error.
+
+When the events carry **task generations** (the dev-1.1 preview, negotiated by asking
+for :data:`~a2a_core.generations.GENERATIONS_EXTENSION_URI` in ``extensions=``), the
+stream also proves it is complete: an update whose generation repeats one already
+handed on is dropped, and one that skips a generation makes the stream fetch the task
+once (GetTask) and hand that snapshot on first, so nothing the caller missed is lost;
+``stream.gaps`` counts those recoveries.
 """
 
 from __future__ import annotations
@@ -89,6 +96,12 @@ class EventStream(Iterator[StreamEvent]):
         self.reconnects = 0
         self._seen_ids: set[str] = set()
         self._settled = False  # a terminal/interrupted state was seen: EOF is a normal end
+        #: Set by abort(): the stream ends at once, without resubscribing.
+        self.aborted = False
+        #: The generation of the last event handed on (None: the events carry none).
+        self.generation: int | None = None
+        #: Gaps in the generations recovered with a GetTask.
+        self.gaps = 0
         self._events = self._run()
 
     def __next__(self) -> StreamEvent:
@@ -108,6 +121,11 @@ class EventStream(Iterator[StreamEvent]):
         self._events.close()
         self._reply.close()
 
+    def abort(self) -> None:
+        """From another thread: stop a read in progress; the iteration ends, no resubscribe."""
+        self.aborted = True
+        self._reply.abort()
+
     # -- the loop -------------------------------------------------------------------------
 
     def _run(self) -> Generator[StreamEvent, None, None]:
@@ -116,16 +134,20 @@ class EventStream(Iterator[StreamEvent]):
         while True:
             progressed, error = False, None
             try:
-                for event in self._read(self._reply):
-                    progressed = progressed or not isinstance(event, Task)
-                    yield event
-                    if self._finished(event):
+                for received in self._read(self._reply):
+                    for event in self._in_order(received):
+                        progressed = progressed or not isinstance(event, Task)
+                        yield event
+                    if self._finished(received):
                         return
             except TransportError as exc:
                 error = exc
+            except Exception:
+                if not self.aborted:
+                    raise
             finally:
                 self._reply.close()
-            if self._settled:
+            if self._settled or self.aborted:
                 return
             failures = 0 if progressed else failures + 1
             replacement = self._resume(failures, error)
@@ -180,6 +202,32 @@ class EventStream(Iterator[StreamEvent]):
                 log.warning("skipping an undecodable stream event: %s", exc)
                 continue
             yield self._note(event)
+
+    def _in_order(self, event: StreamEvent) -> Iterator[StreamEvent]:
+        """The event, checked against the generations handed on so far (module docstring)."""
+        generation = getattr(event, "generation", None)
+        if generation is None or isinstance(event, Message):
+            yield event
+            return
+        last = self.generation
+        if isinstance(event, Task) or last is None:
+            self.generation = generation
+            yield event
+            return
+        if generation <= last:
+            return  # already handed on (a replay after resubscribing)
+        if generation > last + 1 and self._fetch is not None and self.task_id is not None:
+            self.gaps += 1
+            log.info("task %s: generations %d..%d missing; fetching the task",
+                     self.task_id, last + 1, generation - 1)
+            task = self._fetch(self.task_id)
+            self._note(task)
+            yield task
+            if task.generation is not None and task.generation >= generation:
+                self.generation = task.generation
+                return  # the snapshot already holds this change
+        self.generation = generation
+        yield event
 
     # -- bookkeeping ----------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 A mixin, so that ``client.py`` keeps discovery, the binding, sending and streaming. Each
 operation here is the same small step (a request model in, the decoded answer out,
 through the client's ``_call``), except the two listings, which follow page tokens, and
-:meth:`~TaskOperations.wait`, which polls GetTask.
+:meth:`~TaskOperations.wait`, which takes the fastest path the agent offers
+(:mod:`a2a_client.waiting`).
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from a2a_core.models import (
     TaskState,
 )
 
-from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, wait_for_task
+from .polling import DEFAULT_LATENESS, DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT
 from .rpc import TimeoutLike
+from .waiting import LongPoll, Subscribe, wait_until_settled
 
 __all__ = ["TaskOperations"]
 
@@ -43,6 +45,10 @@ class TaskOperations:
     def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
         """One call, decoded into the operation's result model; the client supplies it."""
         raise NotImplementedError
+
+    def _wait_paths(self, history_length: int | None) -> tuple[LongPoll | None, Subscribe | None]:
+        """The long-poll and stream paths this agent offers (None: it does not)."""
+        return None, None
 
     # -- tasks ----------------------------------------------------------------------------
 
@@ -110,23 +116,33 @@ class TaskOperations:
         timeout: float = DEFAULT_WAIT_TIMEOUT,
         backoff: float = 1.5,
         max_interval: float = 10.0,
+        lateness: float = DEFAULT_LATENESS,
         history_length: int | None = None,
         on_update: Callable[[Task, float], None] | None = None,
         cancel: threading.Event | None = None,
         first: Task | None = None,
     ) -> Task:
-        """Poll GetTask until the task is terminal or interrupted (input/auth required).
+        """Wait until the task is terminal or interrupted (input/auth required).
+
+        Long-polls GetTask when the agent serves task generations, else follows a
+        SubscribeToTask stream when the card declares streaming, else polls GetTask
+        (``poll_every``, ``backoff``, ``max_interval`` and ``lateness`` shape only that).
 
         :raises WaitTimeout: ``timeout`` seconds passed first; the remote task keeps
             running (cancel it with :meth:`cancel_task` if you no longer want it).
         """
-        return wait_for_task(
+        long_poll, subscribe = self._wait_paths(history_length)
+        return wait_until_settled(
+            task_id,
             lambda: self.get_task(task_id, history_length=history_length),
             first=first,
+            subscribe=subscribe,
+            long_poll=long_poll,
             poll_every=poll_every,
             timeout=timeout,
             backoff=backoff,
             max_interval=max_interval,
+            lateness=lateness,
             on_update=on_update,
             cancel=cancel,
         )

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import socket
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -164,6 +165,34 @@ class Reply:
     def close(self) -> None:
         """Release the connection (idempotent)."""
         self._response.close()
+
+    def abort(self) -> None:
+        """From another thread: end a read blocked on this response, then close it.
+
+        Closing alone does not wake a thread blocked in ``recv``; shutting the socket
+        down does (the reader then sees an error or EOF).
+        """
+        sock = _socket_of(self._response)
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass  # already closed by the peer or by us
+        self._response.close()
+
+
+def _socket_of(response: requests.Response) -> socket.socket | None:
+    """The socket under a streamed response: urllib3's connection, or http.client's reader.
+
+    Once the body is being read, http.client has detached the socket from the
+    connection; the buffered reader of the response still holds it.
+    """
+    raw = response.raw
+    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    if sock is None:
+        reader = getattr(getattr(raw, "_fp", None), "fp", None)
+        sock = getattr(getattr(reader, "raw", None), "_sock", None)
+    return sock if isinstance(sock, socket.socket) else None
 
 
 class Transport:

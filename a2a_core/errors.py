@@ -1,8 +1,9 @@
 """The error tree shared by the server and the client.
 
 One registry maps every JSON-RPC code the A2A spec defines (-32700…-32603 and
--32001…-32009) to one class named as in the spec. A handler on the server that
-raises :class:`TaskNotFoundError` makes the client raise the very same class.
+-32001…-32009, and the dev-1.1 preview's -32010) to one class named as in the
+spec. A handler on the server that raises :class:`TaskNotFoundError` makes the
+client raise the very same class.
 Codes we do not know survive as a plain :class:`RPCError` with the code kept,
 so a newer peer never crashes us (h2's ``_error_code_from_int`` idea).
 
@@ -37,6 +38,7 @@ __all__ = [
     "AuthenticatedExtendedCardNotConfiguredError",
     "ExtensionSupportRequiredError",
     "VersionNotSupportedError",
+    "TaskGenerationMismatchError",
     "ERROR_CLASSES",
     "error_from_code",
 ]
@@ -227,6 +229,15 @@ class VersionNotSupportedError(RPCError):
     http_status = 400
 
 
+class TaskGenerationMismatchError(RPCError):
+    """dev-1.1 preview: a send's ``ifGenerationMatch`` is not the task's generation."""
+
+    code = -32010
+    default_message = "Task generation mismatch"
+    reason = "TASK_GENERATION_MISMATCH"
+    http_status = 409
+
+
 #: code -> class, built once at import (werkzeug's ``default_exceptions``).
 ERROR_CLASSES: Mapping[int, type[RPCError]] = {
     cls.code: cls
@@ -245,6 +256,7 @@ ERROR_CLASSES: Mapping[int, type[RPCError]] = {
         ExtendedAgentCardNotConfiguredError,
         ExtensionSupportRequiredError,
         VersionNotSupportedError,
+        TaskGenerationMismatchError,
     )
 }
 

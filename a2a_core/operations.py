@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
-from . import wire
+from . import generations, wire
 from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
 from .errors import InvalidParamsError, TaskNotFoundError, UnsupportedOperationError
 from .extensions import ActivatedExtensions
+from .generations import GenerationWaiter
 from .jsonvalue import JSONObject, JSONValue
 from .methods import Operation
 from .models import (
@@ -41,6 +42,9 @@ from .models import (
 from .service import A2AService, CallContext, StreamItem
 from .streaming import started
 from .tasks import strip_artifacts, trim_history
+
+if TYPE_CHECKING:
+    from .calls import StreamAdmission
 
 __all__ = ["Operations", "Outcome", "Result", "Stream"]
 
@@ -85,8 +89,11 @@ class Operations:
         card_document: CardDocument,
         authorize_task: AuthorizeCallback | None = None,
         max_parts: int,
+        hold_admission: StreamAdmission | None = None,
     ) -> None:
         self.service = service
+        #: A long-poll hold takes a stream place while held (it ties up a worker thread).
+        self.hold_admission = hold_admission
         self.authorize_task = authorize_task
         self.max_parts = max_parts
         self._card_document = card_document
@@ -158,6 +165,7 @@ class Operations:
             # Agent-role messages are the agent's to write; a client sending one would put
             # words in the agent's mouth (in history, and in what the agent reads back).
             raise InvalidParamsError("params.message.role: a client sends user messages only")
+        request = generations.ignored(request, ctx)
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 
@@ -179,7 +187,7 @@ class Operations:
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
             result = trim_history(result, request.configuration.history_length)
-        result = activated.apply_response(result, dict(params))
+        result = activated.apply_response(generations.hidden(result, ctx), dict(params))
         return Result(wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version))
 
     def _send_streaming_message(
@@ -187,15 +195,36 @@ class Operations:
     ) -> Outcome:
         request = self._decode_send(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
         self._authorize_continuation(request, ctx)
-        return Stream(self.service.send_streaming_message(request, ctx))
+        items = self.service.send_streaming_message(request, ctx)
+        return Stream(generations.hidden_items(items, ctx))
 
     def _get_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        request = wire.decode_params(Operation.GET_TASK, params, ctx.version)
+        request = generations.ignored(wire.decode_params(Operation.GET_TASK, params, ctx.version),
+                                      ctx)
         task = self._authorized_task(request.id, AuthorizeOperation.GET, ctx)
-        task = trim_history(task, request.history_length)
+        waiter = self.service
+        if request.current_generation is not None and isinstance(waiter, GenerationWaiter):
+            # Long-poll: held until the generation moves (authorized above, before the hold).
+            task = self._held(waiter, request.id, request.current_generation, ctx)
+        task = trim_history(generations.hidden(task, ctx), request.history_length)
         return Result(wire.encode_result(Operation.GET_TASK, task, ctx.version))
+
+    def _held(self, waiter: GenerationWaiter, task_id: str, generation: int,
+              ctx: CallContext) -> Task:
+        """A long-poll hold, in a stream place (none free: Busy, 503 with Retry-After)."""
+        admission = self.hold_admission
+        if admission is None:
+            return waiter.task_after_generation(task_id, generation, ctx)
+        if not admission.admit():
+            from .calls import Busy  # calls imports this module
+
+            raise Busy(admission.retry_after)
+        try:
+            return waiter.task_after_generation(task_id, generation, ctx)
+        finally:
+            admission.release()
 
     def _list_tasks(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
@@ -208,6 +237,7 @@ class Operations:
         if not request.include_artifacts:
             tasks = [strip_artifacts(t) for t in tasks]
         response = replace(response, tasks=tasks, page_size=len(tasks))
+        response = generations.hidden(response, ctx)
         return Result(wire.encode_result(Operation.LIST_TASKS, response, ctx.version))
 
     def _authorized_page(
@@ -242,7 +272,7 @@ class Operations:
     ) -> Outcome:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
         self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
-        task = self.service.cancel_task(request, ctx)
+        task = generations.hidden(self.service.cancel_task(request, ctx), ctx)
         return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
 
     def _subscribe_to_task(
@@ -258,7 +288,7 @@ class Operations:
         items = self.service.subscribe_to_task(request, ctx)
         if ctx.last_event_id is None:
             items = started(items)
-        return Stream(items)
+        return Stream(generations.hidden_items(items, ctx))
 
     def _create_push_config(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions

@@ -110,6 +110,7 @@ class Dispatcher:
             card_document=self.card.document,
             authorize_task=authorize_task,
             max_parts=max_parts,
+            hold_admission=stream_admission,
         )
         self.calls = CallPipeline(
             service,

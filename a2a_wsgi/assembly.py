@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from a2a_core.generations import GenerationsExtension
 from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.server import Dispatcher
 from a2a_core.signing import CardSigner
@@ -89,7 +90,8 @@ def assemble(agent: Any, settings: AppSettings, *, multiprocess: bool,
         bindings=protocol.bindings,
         metadata=protocol.metadata,
         authorize_task=protocol.authorize_task,
-        extensions=protocol.extensions,
+        extensions=(*protocol.extensions,
+                    *((GenerationsExtension(),) if protocol.preview_generations else ())),
         versions=protocol.versions,
         max_json_depth=limits.max_json_depth,
         max_parts=limits.max_parts,
@@ -116,6 +118,7 @@ def _runtime_options(settings: AppSettings, policy: Any,
         "resubscribe_timeout": settings.streams.resubscribe_timeout,
         "heartbeat_interval": settings.streams.heartbeat_interval,
         "extended_card": settings.card.extended_card,
+        "generations": settings.protocol.preview_generations,
     }
     if push is not None:
         options.update(push_settings=push,

@@ -93,6 +93,9 @@ class ProtocolSettings:
     metadata: Mapping[str, Any] | None = None
     #: ``(operation, task, context) -> allow?`` for every task a call names.
     authorize_task: Callable[..., Any] | None = None
+    #: Serve the A2A dev-1.1 task generations (a preview, off by default) to 1.0 requests
+    #: that negotiate the extension a2a_core.generations.GENERATIONS_EXTENSION_URI.
+    preview_generations: bool = False
 
     def __post_init__(self) -> None:
         if not self.versions:
@@ -226,6 +229,7 @@ _ROUTES: Mapping[str, tuple[str, str, Callable[[Any], Any]]] = {
     "extensions": ("protocol", "extensions", _tuple),
     "metadata": ("protocol", "metadata", _same),
     "authorize_task": ("protocol", "authorize_task", _same),
+    "preview_generations": ("protocol", "preview_generations", bool),
     "max_body_bytes": ("limits", "max_body_bytes", _same),
     "max_json_depth": ("limits", "max_json_depth", _same),
     "max_parts": ("limits", "max_parts", _same),
@@ -259,6 +263,7 @@ class AppOptions(TypedDict, total=False):
     extensions: Sequence[Extension]
     metadata: Mapping[str, Any] | None
     authorize_task: Callable[..., Any] | None
+    preview_generations: bool
     max_body_bytes: int
     max_json_depth: int
     max_parts: int

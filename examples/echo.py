@@ -8,6 +8,8 @@ The card advertises the URL each request came in on (for loopback hosts; set
 A2A_BASE_URL, or A2A_TRUSTED_HOSTS, to serve other names). With several
 workers and no A2A_STORE, the workers share the SQLite file ./a2a-tasks.sqlite3.
 A2A_INSPECTOR=1 serves the inspector page at /inspector/ (to loopback clients).
+A2A_PREVIEW_GENERATIONS=1 serves the A2A dev-1.1 task generations to clients that
+negotiate them (long-poll GetTask: docs/protocol.md).
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ class EchoAgent(Agent):
 # every resolved address checked, no redirects, retries with backoff); see docs/push.md.
 app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL"),
              inspector=os.environ.get("A2A_INSPECTOR") == "1",
-             push=True)
+             push=True,
+             # A2A dev-1.1 task generations (a negotiated preview): docs/protocol.md.
+             preview_generations=os.environ.get("A2A_PREVIEW_GENERATIONS") == "1")
 
 
 if __name__ == "__main__":

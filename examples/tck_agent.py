@@ -271,6 +271,9 @@ def build_app(*, legacy: bool = LEGACY, versions: tuple[str, ...] = VERSIONS,
         extensions=[TimestampExtension(lambda: datetime.now(timezone.utc))],
         extended_card=extended_card if protect else None,
         auth=extended_card_auth(extended_card_token) if protect else None,
+        # The A2A dev-1.1 task generations, a preview served only to requests that ask
+        # for its extension (docs/protocol.md); off unless A2A_PREVIEW_GENERATIONS=1.
+        preview_generations=os.environ.get("A2A_PREVIEW_GENERATIONS") == "1",
     )
     return app
 

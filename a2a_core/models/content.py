@@ -91,6 +91,8 @@ class Task:
     artifacts: Sequence[Artifact] = ()
     history: Sequence[Message] = ()
     metadata: Mapping[str, Any] | None = None
+    #: dev-1.1 preview: +1 per state or artifact change, from 1 (None: not served).
+    generation: int | None = None
 
     def __post_init__(self) -> None:
         _freeze(self, "artifacts", "history")
@@ -105,6 +107,8 @@ class TaskStatusUpdateEvent:
     status: TaskStatus
     final: bool = False
     metadata: Mapping[str, Any] | None = None
+    #: The task's generation after this change (dev-1.1 preview; None: not served).
+    generation: int | None = None
 
 
 @_model
@@ -115,6 +119,8 @@ class TaskArtifactUpdateEvent:
     append: bool = False
     last_chunk: bool = False
     metadata: Mapping[str, Any] | None = None
+    #: The task's generation after this change (dev-1.1 preview; None: not served).
+    generation: int | None = None
 
 
 #: What one stream event carries (1.0 ``StreamResponse``).

@@ -19,6 +19,8 @@ class SendMessageConfiguration:
     history_length: int | None = None
     push_notification_config: PushNotificationConfig | None = None
     blocking: bool = True
+    #: dev-1.1 preview: refuse the send (-32010) unless the task is at this generation.
+    if_generation_match: int | None = None
 
     def __post_init__(self) -> None:
         _freeze(self, "accepted_output_modes")
@@ -38,6 +40,8 @@ class GetTaskRequest:
     history_length: int | None = None
     metadata: Mapping[str, Any] | None = None
     tenant: str | None = None
+    #: dev-1.1 preview long-poll: answer once the task's generation differs from this.
+    current_generation: int | None = None
 
 
 @_model

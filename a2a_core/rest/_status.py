@@ -33,6 +33,7 @@ from ..errors import (
     ParseError,
     PushNotificationNotSupportedError,
     RPCError,
+    TaskGenerationMismatchError,
     TaskNotCancelableError,
     TaskNotFoundError,
     UnsupportedOperationError,
@@ -82,6 +83,7 @@ GRPC_STATUS: Mapping[type[RPCError], str] = {
     ExtendedAgentCardNotConfiguredError: "FAILED_PRECONDITION",
     ExtensionSupportRequiredError: "FAILED_PRECONDITION",
     VersionNotSupportedError: "FAILED_PRECONDITION",
+    TaskGenerationMismatchError: "ABORTED",
 }
 
 #: ErrorInfo reason -> class, for reading a peer's Status (ParseError has no reason of

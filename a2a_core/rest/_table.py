@@ -76,7 +76,9 @@ ROUTES: tuple[RestRoute, ...] = (
     # The spec's table says POST, the proto's annotation GET: both are served.
     RestRoute(Operation.SUBSCRIBE_TO_TASK, "POST", ("tasks", "{id}:subscribe"), body=True),
     RestRoute(Operation.SUBSCRIBE_TO_TASK, "GET", ("tasks", "{id}:subscribe")),
-    RestRoute(Operation.GET_TASK, "GET", ("tasks", "{id}"), query={"historyLength": _I}),
+    # currentGeneration: the dev-1.1 long-poll (served only with the generation preview).
+    RestRoute(Operation.GET_TASK, "GET", ("tasks", "{id}"),
+              query={"historyLength": _I, "currentGeneration": _I}),
     RestRoute(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, "POST", _PUSH, body=True),
     RestRoute(
         Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,

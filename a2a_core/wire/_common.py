@@ -17,6 +17,7 @@ from ..errors import InvalidParamsError
 __all__ = [
     "VERSIONS",
     "MAX_HISTORY_LENGTH",
+    "MAX_INT64",
     "MAX_TASK_ID_LENGTH",
     "MAX_IDENTIFIER_LENGTH",
     "MAX_REFERENCE_TASK_IDS",
@@ -47,6 +48,8 @@ VERSIONS = ("0.3", "1.0")
 #: than the history holds costs nothing (it is a slice), and the conformance kit
 #: requires int32 max to be accepted; 0 means "no history" (1.0 §3.2.4).
 MAX_HISTORY_LENGTH = 2**31 - 1
+#: The largest int64 (the dev-1.1 generation fields).
+MAX_INT64 = 2**63 - 1
 
 #: Longest task id a client may name. Ids are server-generated (``tsk-`` + 32 hex here,
 #: UUIDs or ULIDs elsewhere), so 128 leaves room for any sane scheme.

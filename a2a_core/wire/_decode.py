@@ -28,7 +28,7 @@ from ..models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from ._common import DATA_PART_COMPAT, invalid, join, shown
+from ._common import DATA_PART_COMPAT, MAX_INT64, invalid, join, shown
 from ._enums import parse_role, parse_state
 from ._fields import Fields
 from ._json import decode_bytes
@@ -160,6 +160,7 @@ def decode_task(data: Any, path: str) -> Task:
         artifacts=f.objects("artifacts", decode_artifact),
         history=f.objects("history", decode_message),
         metadata=f.struct("metadata"),
+        generation=f.integer("generation", minimum=0, maximum=MAX_INT64),
     )
 
 
@@ -173,6 +174,7 @@ def decode_status_update(data: Any, path: str) -> TaskStatusUpdateEvent:
         status=f.one("status", decode_status),
         final=bool(f.boolean("final")),
         metadata=f.struct("metadata"),
+        generation=f.integer("generation", minimum=0, maximum=MAX_INT64),
     )
 
 
@@ -186,6 +188,7 @@ def decode_artifact_update(data: Any, path: str) -> TaskArtifactUpdateEvent:
         append=bool(f.boolean("append")),
         last_chunk=bool(f.boolean("lastChunk")),
         metadata=f.struct("metadata"),
+        generation=f.integer("generation", minimum=0, maximum=MAX_INT64),
     )
 
 

@@ -36,7 +36,7 @@ from ..models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from ._common import MAX_HISTORY_LENGTH, invalid, join
+from ._common import MAX_HISTORY_LENGTH, MAX_INT64, invalid, join
 from ._decode import (
     decode_artifact,
     decode_artifact_update,
@@ -88,6 +88,7 @@ def decode_send_configuration(data: Any, path: str) -> SendMessageConfiguration:
             or f.optional("taskPushNotificationConfig", decode_push_config)
         ),
         blocking=blocking,
+        if_generation_match=f.integer("ifGenerationMatch", minimum=0, maximum=MAX_INT64),
     )
 
 
@@ -108,6 +109,7 @@ def decode_get_task(data: Any, path: str) -> GetTaskRequest:
         history_length=f.integer("historyLength", minimum=0, maximum=MAX_HISTORY_LENGTH),
         metadata=f.struct("metadata"),
         tenant=f.string("tenant"),
+        current_generation=f.integer("currentGeneration", minimum=0, maximum=MAX_INT64),
     )
 
 

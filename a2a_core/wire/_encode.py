@@ -140,6 +140,11 @@ def encode_artifact(artifact: Artifact, d: Dialect) -> dict[str, Any]:
     }
 
 
+def int64(value: int | None) -> str | None:
+    """ProtoJSON spells an int64 as a decimal string (the dev-1.1 generation fields)."""
+    return None if value is None else str(value)
+
+
 def encode_status(status: TaskStatus, d: Dialect) -> dict[str, Any]:
     message = status.message
     return {
@@ -165,6 +170,7 @@ def encode_task(task: Task, d: Dialect) -> dict[str, Any]:
                 "artifacts": [encode_artifact(a, d) for a in task.artifacts],
                 "history": [encode_message(m, d) for m in task.history],
                 "metadata": struct(task.metadata),
+                "generation": int64(task.generation),
             }
         ),
     }
@@ -178,7 +184,7 @@ def encode_status_update(event: TaskStatusUpdateEvent, d: Dialect) -> dict[str, 
         "contextId": event.context_id,
         "status": encode_status(event.status, d),
         **({"final": event.final} if d.final else {}),
-        **compact({"metadata": struct(event.metadata)}),
+        **compact({"metadata": struct(event.metadata), "generation": int64(event.generation)}),
     }
 
 
@@ -193,6 +199,7 @@ def encode_artifact_update(event: TaskArtifactUpdateEvent, d: Dialect) -> dict[s
                 "append": event.append or None,
                 "lastChunk": event.last_chunk or None,
                 "metadata": struct(event.metadata),
+                "generation": int64(event.generation),
             }
         ),
     }

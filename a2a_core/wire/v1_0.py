@@ -41,7 +41,7 @@ from ..models import (
     TaskPushNotificationConfig,
     TextPart,
 )
-from ._encode import Dialect, writers
+from ._encode import Dialect, int64, writers
 from ._enums import ROLE_1_0, STATE_1_0
 from ._json import compact, encode_bytes, struct
 
@@ -123,6 +123,7 @@ def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any
             "historyLength": config.history_length,
             "taskPushNotificationConfig": None if push is None else encode_push_config(push),
             "returnImmediately": True if not config.blocking else None,
+            "ifGenerationMatch": int64(config.if_generation_match),
         }
     )
 
@@ -130,7 +131,8 @@ def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any
 def encode_get_task(request: GetTaskRequest) -> dict[str, Any]:
     return {
         "id": request.id,
-        **compact({"historyLength": request.history_length, "tenant": request.tenant}),
+        **compact({"historyLength": request.history_length, "tenant": request.tenant,
+                   "currentGeneration": int64(request.current_generation)}),
     }
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from a2a_core import wire
+from a2a_core.generations import without_generations
 from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig
 
 from ..stores.base import OutboxEntry
@@ -63,11 +64,13 @@ class PushPlanner:
             version = config.protocol_version or self.default_version
             if version == "0.3":
                 entries.append(self._entry(task.id, config, config_id, events[-1][0],
-                                           wire.encode(task, "0.3"), version))
+                                           wire.encode(without_generations(task), "0.3"),
+                                           version))
             else:
                 entries.extend(
                     self._entry(task.id, config, config_id, seq,
-                                wire.encode_stream_event(event, "1.0"), version)
+                                wire.encode_stream_event(without_generations(event), "1.0"),
+                                version)
                     for seq, event in events
                 )
         return entries

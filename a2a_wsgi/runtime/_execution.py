@@ -51,6 +51,7 @@ from ..stores import DuplicateMessageError, StoredTask
 from ..telemetry import agent_raised, agent_span, carry
 from ._changes import Changes
 from ._defaults import Change, Scope, describe, log
+from ._generations import guarded
 from ._keeper import LeaseKeeper
 from ._push_configs import PushConfigs
 from ._runs import Run, RunRegistry
@@ -131,9 +132,11 @@ class AgentRunner:
                                  push=push, fingerprint=fingerprint))
 
     def continued_run(self, msg: Message, task_id: str, scope: Scope, call: CallContext,
-                      push: PushNotificationConfig | None) -> Run:
-        """Append the user's message and move the task to WORKING now (runtime Rule 3)."""
-        stored = self._updates.update(task_id, scope, self.changes.continuation(msg))
+                      push: PushNotificationConfig | None, generation: int | None = None) -> Run:
+        """Append the user's message and move the task to WORKING now (runtime Rule 3);
+        refused (-32010) unless the task is at ``generation`` when one is given."""
+        change = guarded(self.changes.continuation(msg), generation)
+        stored = self._updates.update(task_id, scope, change)
         task = stored.task
         if push is not None:
             self._push.put(task.id, push, call.tenant, call.version)
@@ -337,6 +340,8 @@ class AgentRunner:
             return
         task = new_task(task_id=run.task_id, context_id=run.context_id, message=run.message,
                         timestamp=self._clock())
+        if self._updates.generations:  # the snapshot below is generation 1 (preview)
+            task = replace(task, generation=1)
         if run.push is not None:  # first, so the planner sees it for ``then``'s events
             self._push.put(task.id, run.push, run.scope[1], run.call.version)
         # Only a new task's run has a fingerprint: its creating message is claimed.

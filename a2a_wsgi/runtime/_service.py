@@ -59,6 +59,7 @@ from ._defaults import (
     utc_now,
 )
 from ._execution import AgentRunner
+from ._generations import DEFAULT_LONG_POLL_TIMEOUT, held_until_changed
 from ._keeper import LeaseKeeper
 from ._paging import list_page
 from ._push_configs import PushConfigs
@@ -116,6 +117,8 @@ class Runtime:
         max_artifacts: int | None = None,
         rerun_attempts: int = 3,
         retry_wait_timeout: float = 30.0,
+        generations: bool = False,
+        long_poll_timeout: float = DEFAULT_LONG_POLL_TIMEOUT,
     ) -> None:
         if retry_wait_timeout < 0:
             raise ValueError("retry_wait_timeout must be 0 or more seconds")
@@ -131,7 +134,8 @@ class Runtime:
         self._updates = TaskUpdates(self.store, self._runs, on_transition=on_transition,
                                     push_planner=push_planner, on_outbox=on_outbox,
                                     max_history=max_history,
-                                    max_artifacts=max_artifacts)
+                                    max_artifacts=max_artifacts, generations=generations)
+        self._long_poll = long_poll_timeout
         self._keeper = LeaseKeeper(
             self.store, self._runs, self._updates, changes,
             lease_seconds=self._default_lease(lease_seconds), poll_interval=poll_interval,
@@ -302,7 +306,8 @@ class Runtime:
                 # Another caller's context answers as another caller's task does: not found.
                 raise TaskNotFoundError(f"Context {msg.context_id} not found")
             return self._runner.new_run(msg, scope, ctx, push, claim)
-        return self._runner.continued_run(msg, msg.task_id, self._scope(ctx), ctx, push)
+        match = config.if_generation_match if config is not None else None
+        return self._runner.continued_run(msg, msg.task_id, self._scope(ctx), ctx, push, match)
 
     def subscribe_to_task(
         self, request: SubscribeToTaskRequest, ctx: CallContext
@@ -315,6 +320,11 @@ class Runtime:
 
     def get_task(self, task_id: str, ctx: CallContext) -> Task:
         return self._updates.visible(task_id, self._scope(ctx))
+
+    def task_after_generation(self, task_id: str, generation: int, ctx: CallContext) -> Task:
+        """Long-poll GetTask (generation preview): held until the task's generation moves."""
+        return held_until_changed(self.store, task_id, self._scope(ctx), generation,
+                                  limit=self._long_poll, client_gone=ctx.client_gone)
 
     def list_tasks(self, request: ListTasksRequest, ctx: CallContext) -> ListTasksResponse:
         """Newest first by status timestamp; the page token is an opaque cursor."""

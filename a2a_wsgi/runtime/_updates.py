@@ -19,6 +19,7 @@ from a2a_core.tasks import TransitionEvent, transitions_between
 from ..stores import ConflictError, OutboxEntry, StoredTask, TaskStore
 from ..telemetry import outbox_written, task_transition, traced_outbox
 from ._defaults import CAS_RETRIES, Change, PushPlanner, Scope, log
+from ._generations import stamped
 from ._runs import RunRegistry
 
 __all__ = ["SETTLE_POLL", "TaskUpdates"]
@@ -41,6 +42,7 @@ class TaskUpdates:
         on_outbox: Callable[[], None] | None = None,
         max_history: int | None = None,
         max_artifacts: int | None = None,
+        generations: bool = False,
     ) -> None:
         self.store, self._runs = store, runs
         self._on_transition, self._push_planner = on_transition, push_planner
@@ -48,6 +50,8 @@ class TaskUpdates:
         #: them at once instead of at its next poll.
         self._on_outbox = on_outbox
         self._max_history, self._max_artifacts = max_history, max_artifacts
+        #: Count task generations (the dev-1.1 preview) in every save.
+        self.generations = generations
 
     def visible(self, task_id: str, scope: Scope) -> Task:
         """The task as this caller may see it; -32001 when missing or someone else's."""
@@ -69,6 +73,9 @@ class TaskUpdates:
         updated, events = then(task) if then is not None else (task, ())
         if updated is not task or events:
             updated = self._bounded(updated)
+        if self.generations:  # the task as created is generation 1, then's changes count on
+            base = task if task.generation is not None else replace(task, generation=1)
+            updated, events = stamped(base, updated, events)
         outbox = self._plan_push(updated, 0, events)
         version = self.store.save(updated, expected_version=None, owner=scope[0],
                                   tenant=scope[1], events=events, outbox=outbox,
@@ -89,6 +96,8 @@ class TaskUpdates:
             if updated is stored.task and not events:
                 return stored
             updated = self._bounded(updated)
+            if self.generations:
+                updated, events = stamped(stored.task, updated, events)
             outbox = self._plan_push(updated, stored.event_seq, events)
             try:
                 version = self.store.save(updated, expected_version=stored.version,

@@ -75,7 +75,7 @@ def test_budget_exhausted_raises_with_the_last_snapshot() -> None:
 
 def test_interval_backs_off_up_to_the_cap() -> None:
     script = Script([TaskState.WORKING] * 6 + [TaskState.COMPLETED])
-    wait_for_task(script, poll_every=0.02, backoff=4.0, max_interval=0.05, timeout=5)
+    wait_for_task(script, poll_every=0.02, backoff=4.0, max_interval=0.05, lateness=10, timeout=5)
     gaps = [b - a for a, b in zip(script.times, script.times[1:], strict=False)]
     # Uncapped the gaps would be 0.02, 0.08, 0.32, 1.28…; capped they stay at 0.05.
     for gap, expected in zip(gaps, [0.02, 0.05, 0.05, 0.05, 0.05, 0.05], strict=True):

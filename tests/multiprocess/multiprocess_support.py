@@ -61,11 +61,13 @@ class MultiprocessAgent(Agent):
         return reply(message.text or "")
 
 
-def tagged_app(agent: Agent, store: str, tags: Mapping[str, str], *, keeper: bool = False) -> Any:
+def tagged_app(agent: Agent, store: str, tags: Mapping[str, str], *, keeper: bool = False,
+               preview_generations: bool = False) -> Any:
     """An A2AApp on ``store`` whose every response names its worker (``X-Worker-Pid``)
     and carries ``tags``, so a test can tell which process answered."""
     inner = A2AApp(agent, base_url="http://127.0.0.1/", store=store, heartbeat_interval=0.5,
-                   runtime_options={"lease_seconds": LEASE_SECONDS, "poll_interval": 0.05})
+                   runtime_options={"lease_seconds": LEASE_SECONDS, "poll_interval": 0.05},
+                   preview_generations=preview_generations)
     if keeper:
         inner.runtime.start_keeper()  # every worker reaps, even one that never ran a task
     extra = [*tags.items()]

@@ -1,0 +1,128 @@
+"""Task generations, the A2A dev-1.1 preview, negotiated as an extension.
+
+dev-1.1 (not yet released) adds ``Task.generation`` (+1 per state or artifact change,
+from 1; the same value on the status and artifact update events of that change), a
+long-poll ``GetTaskRequest.currentGeneration`` and ``ifGenerationMatch`` on a send
+(-32010 on a mismatch). A server that turns the preview on declares
+:data:`GENERATIONS_EXTENSION_URI` in its card; a 1.0 request that lists it in
+``A2A-Extensions`` gets the fields, every other request (0.3, or 1.0 without it) gets
+exactly the wire it got before: :func:`hidden` takes the fields out of what it is
+answered, :func:`ignored` out of what it asked. Why an extension rather than a "1.1"
+interface: docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any, Protocol, TypeVar, cast, runtime_checkable
+
+from .extensions import Activation, Extension
+from .models import (
+    GetTaskRequest,
+    ListTasksResponse,
+    SendMessageRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+)
+from .service import CallContext, OutboundEvent, StreamItem
+from .versioning import V1_0
+
+__all__ = [
+    "GENERATIONS_EXTENSION_URI",
+    "GenerationWaiter",
+    "GenerationsExtension",
+    "hidden",
+    "hidden_items",
+    "ignored",
+    "negotiated",
+    "without_generations",
+]
+
+#: The URI a client requests (and the card declares) to get the dev-1.1 generation fields.
+GENERATIONS_EXTENSION_URI = "urn:a2a:preview:dev-1.1:task-generations"
+
+T = TypeVar("T")
+
+
+class GenerationsExtension(Extension):
+    """Declared in the card; activated for 1.0 requests only (0.3 has no such fields)."""
+
+    uri = GENERATIONS_EXTENSION_URI
+    description = (
+        "A2A dev-1.1 preview: Task.generation, long-poll GetTask (currentGeneration), "
+        "SendMessageConfiguration.ifGenerationMatch (-32010 TaskGenerationMismatchError)"
+    )
+
+    def activate(self, requested: tuple[str, ...], context: Mapping[str, Any]) -> Activation | None:
+        return Activation(uri=self.uri) if context.get("version") == V1_0 else None
+
+
+@runtime_checkable
+class GenerationWaiter(Protocol):
+    """A service that can hold a GetTask until the task's generation moves."""
+
+    def task_after_generation(self, task_id: str, generation: int, ctx: CallContext) -> Task:
+        """The task once its generation differs from ``generation``, or at a bounded timeout."""
+        ...
+
+
+def negotiated(ctx: CallContext) -> bool:
+    """This call asked for the preview and the server serves it."""
+    return GENERATIONS_EXTENSION_URI in ctx.extensions
+
+
+def hidden(value: T, ctx: CallContext) -> T:
+    """``value`` without generations unless the call negotiated them (Task, event, page)."""
+    if negotiated(ctx):
+        return value
+    return cast(T, without_generations(value))
+
+
+def without_generations(value: Any) -> Any:
+    """``value`` (Task, event, page, OutboundEvent) with its generations taken out."""
+    if isinstance(value, (Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
+        return value if value.generation is None else replace(value, generation=None)
+    if isinstance(value, ListTasksResponse):
+        return replace(value, tasks=[without_generations(t) for t in value.tasks])
+    if isinstance(value, OutboundEvent):
+        event = without_generations(value.event)
+        return value if event is value.event else replace(value, event=event)
+    return value
+
+
+def hidden_items(items: Iterator[StreamItem], ctx: CallContext) -> Iterator[StreamItem]:
+    """A stream's items, without generations unless the call negotiated them."""
+    if negotiated(ctx):
+        return items
+    return _Stripped(items)
+
+
+class _Stripped(Iterator[StreamItem]):
+    """Each item without its generation; ``close()`` closes ``items`` even unstarted."""
+
+    def __init__(self, items: Iterator[StreamItem]) -> None:
+        self._items = items
+
+    def __next__(self) -> StreamItem:
+        return cast(StreamItem, without_generations(next(self._items)))
+
+    def close(self) -> None:
+        close = getattr(self._items, "close", None)
+        if close is not None:
+            close()
+
+
+def ignored(request: T, ctx: CallContext) -> T:
+    """The request without its preview fields unless the call negotiated them."""
+    if negotiated(ctx):
+        return request
+    if isinstance(request, GetTaskRequest) and request.current_generation is not None:
+        return replace(request, current_generation=None)
+    if isinstance(request, SendMessageRequest):
+        config = request.configuration
+        if config is not None and config.if_generation_match is not None:
+            config = replace(config, if_generation_match=None)
+            return replace(request, configuration=config)
+    return request
