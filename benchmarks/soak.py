@@ -15,7 +15,8 @@ samples each worker's open descriptors (``/proc/PID/fd``) and RSS, and prints
 a row of the table.
 
 Exit status 1 when any request failed (HTTP status, JSON-RPC error, a stream
-without its final event, a connection error), a worker was replaced, or a
+without its final event, a connection error), the server logged a traceback,
+a worker was replaced, or a
 worker grew between the end of the run's first 10% and its end by more than
 ``--max-fd-growth`` descriptors (20) or ``--max-rss-growth`` (25%).
 """
@@ -309,12 +310,14 @@ def run(options: argparse.Namespace) -> int:
         server = start_server(port, workdir, options.serve_arg)
         try:
             wait_ready(url, server)
-            return soak(options, url, server, seconds)
+            status = soak(options, url, server, seconds)
         finally:
             stop_server(server)
-            log = (workdir / "server.log").read_text(errors="replace")
-            if "Traceback" in log:
-                print("server log has tracebacks:\n" + log[-3000:], file=sys.stderr)
+        log = (workdir / "server.log").read_text(errors="replace")
+        if "Traceback" in log:  # an error the server logged counts as one too
+            print("FAIL: the server logged tracebacks:\n" + log[-3000:])
+            return 1
+        return status
 
 
 def soak(options: argparse.Namespace, url: str, server: subprocess.Popen[bytes],
