@@ -322,7 +322,9 @@ def run(options: argparse.Namespace) -> int:
 
 def soak(options: argparse.Namespace, url: str, server: subprocess.Popen[bytes],
          seconds: float | None) -> int:
-    workers = children(server.pid)
+    deadline = time.monotonic() + 30
+    while len(workers := children(server.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)  # the card answered from the first worker; the second is booting
     outcome, lock, stop = Outcome(), threading.Lock(), threading.Event()
     budget = Budget(options.requests)
     threads = [threading.Thread(target=client, args=(url + "/", i * 3, i % 2 == 0, stop, budget,
