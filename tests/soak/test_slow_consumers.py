@@ -53,8 +53,11 @@ def complete_ids(data: bytes) -> list[int]:
     return [int(m.group(1)) for m in re.finditer(event, data)]
 
 
-def test_a_subscriber_that_stops_reading_is_cut_and_resumes(tmp_path: Path) -> None:
-    with a2a_serve(tmp_path, target="soak_app:cut_app") as server:
+@pytest.mark.parametrize("worker_class", ["gevent", "gthread"])
+def test_a_subscriber_that_stops_reading_is_cut_and_resumes(tmp_path: Path,
+                                                            worker_class: str) -> None:
+    with a2a_serve(tmp_path, "--worker-class", worker_class,
+                   target="soak_app:cut_app") as server:
         server.wait_ready()
         task = blocking_send(server.url, "hold 50000", blocking=False)  # 500 KB/s of events
         with clients_reading_nothing(server.port, subscribe_request(task["id"]), 1) as socks:
