@@ -11,7 +11,6 @@ of the heap to the kernel. Elsewhere than glibc this only collects garbage.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 from collections.abc import Callable
 
@@ -19,21 +18,22 @@ __all__ = ["release_memory"]
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+    """glibc's ``malloc_trim`` from the symbols already loaded in this process, else None."""
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
-    except (OSError, AttributeError):
-        return None  # not glibc
+        trim: Callable[[int], int] | None = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except OSError:
+        return None
     return trim
 
 
-_TRIM = _malloc_trim()
+_TRIM: list[Callable[[int], int] | None] = []  # looked up at the first release, not at import
 
 
 def release_memory() -> None:
     """Collect garbage (cycles the ended streams left), then hand free heap pages back."""
     gc.collect()
-    if _TRIM is not None:
-        _TRIM(0)
+    if not _TRIM:
+        _TRIM.append(_malloc_trim())
+    trim = _TRIM[0]
+    if trim is not None:
+        trim(0)
