@@ -149,8 +149,8 @@ class StalledWrites:
         # than let its next send fail as a broken pipe.
         try:
             raw = _socket.socket(fileno=watched.sock.fileno())
-        except OSError:
-            return  # already closed
+        except (OSError, ValueError):
+            return  # already closed (a closed socket's fileno() is -1)
         try:
             raw.shutdown(socket.SHUT_RDWR)
         except OSError:
