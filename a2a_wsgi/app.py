@@ -31,6 +31,7 @@ from .push import JWKS_PATH, PushDeliverer, PushSettings
 from .runtime import Runtime
 from .serve import gunicorn_worker_config, gunicorn_worker_count, hook_gunicorn_worker
 from .settings import AppSettings
+from .stalled_writes import StalledWrites
 from .store_choice import MemoryStoreInManyProcessesError
 from .telemetry import call_record, observe
 from .wsgi_io import (
@@ -83,6 +84,7 @@ class A2AApp:
                             [k.kid for k in push_signer.keys] if push_signer else [])
         self._assembly: Assembly | None = None
         self._lock = threading.Lock()
+        self._stalled = StalledWrites(self.settings.streams.stalled_write_timeout)
         hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
         if gunicorn_worker_config() is not None:
             # Created in a gunicorn worker: this process serves now, so assemble at boot
@@ -204,7 +206,10 @@ class A2AApp:
         response = assembly.dispatcher.handle(request, base_url=base_url,
                                               metadata=get_metadata(environ),
                                               identity=identity)
-        return respond(response, method, start_response)
+        body = respond(response, method, start_response)
+        if isinstance(response.body, bytes):
+            return body
+        return self._stalled.watch(iter(body), environ)  # a stream: cut if its client stops
 
     def card_response(self, environ: Mapping[str, Any]) -> HttpResponse:
         """The card for this request, whatever path it came in on (even with the route disabled)."""

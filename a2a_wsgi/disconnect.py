@@ -17,20 +17,25 @@ import _socket
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["client_gone_probe"]
+__all__ = ["client_gone_probe", "client_socket"]
 
 _SOCKET_KEYS = ("gunicorn.socket", "werkzeug.socket")
 _PEEK = _socket.MSG_PEEK | _socket.MSG_DONTWAIT
 
 
-def client_gone_probe(environ: Mapping[str, Any]) -> Callable[[], bool] | None:
-    """A function answering True once the request's client has gone; None if unknowable."""
+def client_socket(environ: Mapping[str, Any]) -> Any:
+    """The request's connection as the server exposes it, else None."""
     for key in _SOCKET_KEYS:
         sock = environ.get(key)
-        fileno = getattr(sock, "fileno", None)
-        if callable(fileno):
-            return _Probe(fileno)
+        if callable(getattr(sock, "fileno", None)):
+            return sock
     return None
+
+
+def client_gone_probe(environ: Mapping[str, Any]) -> Callable[[], bool] | None:
+    """A function answering True once the request's client has gone; None if unknowable."""
+    sock = client_socket(environ)
+    return None if sock is None else _Probe(sock.fileno)
 
 
 class _Probe:

@@ -289,7 +289,7 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
 
     ``app`` is a WSGI callable or a ``"module:object"`` string (imported in
     each worker). ``options`` are gunicorn settings by name, over
-    :func:`gunicorn_settings` (gevent when installed, else gthread). On SIGTERM
+    :func:`gunicorn_settings` (gevent, a dependency; gthread if it cannot be imported). On SIGTERM
     open streams end cleanly (:func:`gunicorn_post_worker_init`, run before a
     given ``post_worker_init``).
     """

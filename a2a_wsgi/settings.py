@@ -32,6 +32,7 @@ from a2a_core.versioning import SUPPORTED_VERSIONS
 from .auth.wsgi import AuthOption
 from .push import PushSettings
 from .runtime import DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_RESUBSCRIBE_TIMEOUT
+from .stalled_writes import DEFAULT_STALLED_WRITE_TIMEOUT
 
 if TYPE_CHECKING:
     from a2a_core.extensions import Extension
@@ -127,10 +128,14 @@ class StreamSettings:
 
     heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL
     resubscribe_timeout: float = DEFAULT_RESUBSCRIBE_TIMEOUT
+    #: Seconds one write of a stream may stay stuck (its client reads nothing) before the
+    #: stream is cut (the client resumes with Last-Event-ID); see a2a_wsgi.stalled_writes.
+    stalled_write_timeout: float = DEFAULT_STALLED_WRITE_TIMEOUT
 
     def __post_init__(self) -> None:
         _positive(self, heartbeat_interval=self.heartbeat_interval,
-                  resubscribe_timeout=self.resubscribe_timeout)
+                  resubscribe_timeout=self.resubscribe_timeout,
+                  stalled_write_timeout=self.stalled_write_timeout)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,6 +241,7 @@ _ROUTES: Mapping[str, tuple[str, str, Callable[[Any], Any]]] = {
     "max_streams": ("limits", "max_streams", _same),
     "heartbeat_interval": ("streams", "heartbeat_interval", _same),
     "resubscribe_timeout": ("streams", "resubscribe_timeout", _same),
+    "stalled_write_timeout": ("streams", "stalled_write_timeout", _same),
     "max_workers": ("runtime", "max_workers", _same),
     "on_transition": ("runtime", "on_transition", _same),
     "runtime_options": ("runtime", "options", _mapping),
@@ -270,6 +276,7 @@ class AppOptions(TypedDict, total=False):
     max_streams: int | None
     heartbeat_interval: float
     resubscribe_timeout: float
+    stalled_write_timeout: float
     max_workers: int | None
     on_transition: Callable[[TransitionEvent], None] | None
     runtime_options: Mapping[str, Any] | None

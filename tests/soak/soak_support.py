@@ -14,18 +14,22 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from support.gunicorn import ServerProcess, free_port
+from support.gunicorn import ROOT, ServerProcess, free_port
 
 __all__ = ["SlowHeaderClients", "a2a_serve", "blocking_send", "get_task", "measure"]
 
+HERE = Path(__file__).resolve().parent
 
-def a2a_serve(tmp_path: Path, *options: str) -> ServerProcess:
-    """``a2a serve examples.echo:app`` on a free port, its SQLite file (if any) in ``tmp_path``."""
+
+def a2a_serve(tmp_path: Path, *options: str, target: str = "examples.echo:app") -> ServerProcess:
+    """``a2a serve TARGET`` on a free port, its SQLite file (if any) in ``tmp_path``;
+    ``soak_app:app`` (this folder's agent) is importable."""
     port = free_port()
-    argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", "examples.echo:app",
+    argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", target,
             "--bind", f"127.0.0.1:{port}", "--log-level", "warning", *options]
+    path = os.pathsep.join([str(HERE), str(ROOT)])
     return ServerProcess(argv, port=port, log_path=tmp_path / "server.log",
-                         env={"A2A_DB": str(tmp_path / "a2a-tasks.sqlite3")})
+                         env={"A2A_DB": str(tmp_path / "a2a-tasks.sqlite3"), "PYTHONPATH": path})
 
 
 def _rpc(url: str, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -38,12 +42,14 @@ def _rpc(url: str, method: str, params: dict[str, Any], timeout: float) -> dict[
     return result
 
 
-def blocking_send(url: str, text: str = "hello", timeout: float = 10) -> dict[str, Any]:
-    """A blocking SendMessage; the task it answered."""
+def blocking_send(url: str, text: str = "hello", timeout: float = 10, *,
+                  blocking: bool = True) -> dict[str, Any]:
+    """A SendMessage (blocking unless told); the task it answered."""
     message = {"messageId": f"soak-{uuid.uuid4().hex}", "role": "ROLE_USER",
                "parts": [{"text": text}]}
     result = _rpc(url, "SendMessage", {"message": message,
-                                       "configuration": {"returnImmediately": False}}, timeout)
+                                       "configuration": {"returnImmediately": not blocking}},
+                  timeout)
     task: dict[str, Any] = result["task"]
     return task
 
@@ -120,8 +126,10 @@ def clients_reading_nothing(port: int, body: bytes,
     socks = []
     try:
         for _ in range(count):
-            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before the handshake
+            sock.settimeout(5)
+            sock.connect(("127.0.0.1", port))
             sock.sendall(body)
             socks.append(sock)
         yield socks
