@@ -18,12 +18,37 @@ from a2a_core.methods import Operation
 
 from .transport import Reply, Timeout
 
-__all__ = ["AUTH_STATUSES", "Channel", "extension_headers", "echoed"]
+__all__ = ["AUTH_STATUSES", "RETRY_SAFE", "Channel", "extension_headers", "echoed",
+           "retry_safe"]
 
 #: HTTP statuses that are the transport's refusal of the credentials (401, 403): both
 #: bindings raise them as HTTPStatusError, whatever error body the server wrote, so a
 #: caller sees one exception (with its WWW-Authenticate) over either binding.
 AUTH_STATUSES = frozenset({401, 403})
+
+#: Operations a repeat cannot harm, sent once more when the server dropped the request
+#: before answering (a pooled connection closed for idleness): the reads, the sends (the
+#: server answers a repeated ``messageId`` with the task it made, when the message names no
+#: task: see :func:`retry_safe`) and the idempotent delete. Not CancelTask (a second cancel
+#: of a canceled task is -32002) nor a config create.
+RETRY_SAFE = frozenset({
+    Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE, Operation.GET_TASK,
+    Operation.LIST_TASKS, Operation.SUBSCRIBE_TO_TASK, Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG,
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
+    Operation.GET_EXTENDED_AGENT_CARD,
+})
+_SENDS = frozenset({Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE})
+
+
+def retry_safe(op: Operation, request: Any) -> bool:
+    """Whether sending ``request`` twice is harmless. A message continuing a task is not:
+    the server recognises a repeat only of a message that creates one."""
+    if op not in RETRY_SAFE:
+        return False
+    if op in _SENDS:
+        message = getattr(request, "message", None)
+        return message is not None and getattr(message, "task_id", None) is None
+    return True
 
 
 class Channel(Protocol):

@@ -36,7 +36,7 @@ from a2a_core.rest import A2A_JSON, RestTarget, decode_status, parse_json, reque
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
 from .cards import Endpoint
-from .channel import AUTH_STATUSES, echoed, extension_headers
+from .channel import AUTH_STATUSES, echoed, extension_headers, retry_safe
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
@@ -135,7 +135,8 @@ class RestChannel:
             headers["Last-Event-ID"] = last_event_id
         body = None if target.body is None else _dumps(target.body)
         reply = self._transport.request(
-            target.method, _url(endpoint.url, target), headers=headers, timeout=timeout, body=body
+            target.method, _url(endpoint.url, target), headers=headers, timeout=timeout, body=body,
+            retry=retry_safe(op, request),
         )
         self.server_version, self.activated_extensions = echoed(reply)
         return reply

@@ -24,7 +24,7 @@ from a2a_core.models import StreamEvent
 from a2a_core.wire import decode_error, decode_result, decode_stream_event, encode_params
 
 from .cards import Endpoint
-from .channel import AUTH_STATUSES, echoed, extension_headers
+from .channel import AUTH_STATUSES, echoed, extension_headers, retry_safe
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
@@ -132,7 +132,8 @@ class RPCChannel:
             headers["Last-Event-ID"] = last_event_id
         body = json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode()
         reply = self._transport.request(
-            "POST", endpoint.url, headers=headers, timeout=timeout, body=body
+            "POST", endpoint.url, headers=headers, timeout=timeout, body=body,
+            retry=retry_safe(op, request),
         )
         self._note_echo(reply)
         return reply, request_id, endpoint.version

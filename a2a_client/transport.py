@@ -25,6 +25,7 @@ W3C ``traceparent``; the span ends when the answer's headers arrive.
 
 from __future__ import annotations
 
+import http.client
 import logging
 import os
 import re
@@ -36,7 +37,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests.auth import AuthBase
-from urllib3.exceptions import ReadTimeoutError
+from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
 from a2a_core.errors import RemoteProtocolError
 from a2a_core.observe import TraceParent
@@ -99,6 +100,29 @@ def origin(url: str) -> tuple[str, str, int | None]:
 def _is_read_timeout(exc: requests.exceptions.ConnectionError) -> bool:
     """requests reports a read timeout *while streaming* as a ConnectionError around urllib3's."""
     return any(isinstance(arg, ReadTimeoutError) for arg in exc.args)
+
+
+#: What a server closing a (pooled) connection under a request looks like, before any answer.
+_DROPPED = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
+            ConnectionAbortedError)
+
+
+def dropped_unanswered(exc: BaseException) -> bool:
+    """Whether the connection broke before any response byte (not a refusal or a timeout)."""
+    seen: list[BaseException] = [exc]
+    for _ in range(32):  # exceptions wrap a few levels deep; never loop on a cycle
+        if not seen:
+            break
+        item = seen.pop()
+        if isinstance(item, ReadTimeoutError | ConnectTimeoutError):
+            return False
+        if isinstance(item, _DROPPED):
+            return True
+        nested = [arg for arg in item.args if isinstance(arg, BaseException)]
+        nested += [n for n in (item.__cause__, getattr(item, "reason", None))
+                   if isinstance(n, BaseException)]
+        seen.extend(nested)
+    return False
 
 
 @contextmanager
@@ -264,17 +288,21 @@ class Transport:
         headers: Mapping[str, str],
         timeout: Timeout,
         body: bytes | None = None,
+        retry: bool | None = None,
     ) -> Reply:
         """Send one request (following redirects by our rules); the body is not read yet.
 
         ``headers`` are the protocol headers (A2A-Version, Content-Type…), sent on every
-        hop; the custom headers go only to the origin of ``url``.
+        hop; the custom headers go only to the origin of ``url``. ``retry``: whether a
+        repeat is harmless (None: for GET and HEAD), so a request the server dropped
+        before answering (a pooled connection it closed for idleness) is sent once more.
         """
+        again = method in ("GET", "HEAD") if retry is None else retry
         if _tracer is None:
-            return self._request(method, url, headers, timeout, body)
+            return self._request(method, url, headers, timeout, body, again)
         with _client_span(method, url, body) as span:
             traced = {**headers, **_trace_headers(span)}
-            reply = self._request(method, url, traced, timeout, body)
+            reply = self._request(method, url, traced, timeout, body, again)
             span.set_attribute("http.response.status_code", reply.status_code)
             if reply.status_code >= 400:
                 span.set_status(otel_trace.Status(otel_trace.StatusCode.ERROR,
@@ -282,7 +310,7 @@ class Transport:
             return reply
 
     def _request(self, method: str, url: str, headers: Mapping[str, str], timeout: Timeout,
-                 body: bytes | None) -> Reply:
+                 body: bytes | None, retry: bool = False) -> Reply:
         custom = expand_headers(
             self._templates, os.environ if self._environ is None else self._environ
         )
@@ -291,7 +319,7 @@ class Transport:
         for _ in range(self.max_redirects + 1):
             hop_auth = auth if origin(url) == home else None
             response = self._send(
-                method, url, headers, custom, body, timeout, origin(url) == home, hop_auth
+                method, url, headers, custom, body, timeout, origin(url) == home, hop_auth, retry
             )
             location = response.headers.get("Location")
             if response.status_code not in _REDIRECTS or not location:
@@ -313,20 +341,33 @@ class Transport:
         timeout: Timeout,
         same_origin: bool,
         auth: AuthBase | None,
+        retry: bool = False,
     ) -> requests.Response:
         """One hop. Another origin gets a bare prepared request: no session state at all.
 
-        ``auth``, when given, replaces the session's own for this hop.
+        ``auth``, when given, replaces the session's own for this hop. With ``retry``, a
+        request the server dropped before any byte of an answer is sent once more.
         """
         log.debug("%s %s", method, _safe(url))
         options: dict[str, Any] = {"timeout": timeout, "stream": True, "allow_redirects": False}
-        with map_errors():
+
+        def hop() -> requests.Response:
             if same_origin:
                 return self._session.request(
                     method, url, data=body, headers={**custom, **protocol}, auth=auth, **options
                 )
             bare = requests.Request(method, url, data=body, headers=dict(protocol)).prepare()
             return self._session.send(bare, **options)
+
+        with map_errors():
+            try:
+                return hop()
+            except requests.exceptions.ConnectionError as exc:
+                if not retry or not dropped_unanswered(exc):
+                    raise
+                log.debug("%s %s dropped before an answer (%s); sent once more",
+                          method, _safe(url), exc)
+                return hop()
 
 
 #: The JSON-RPC method near the start of a request body, as the RPC channel writes it.

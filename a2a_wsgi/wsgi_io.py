@@ -28,6 +28,10 @@ __all__ = [
 
 StartResponse = Callable[..., Any]
 _READ_SIZE = 65536
+#: How much of a refused body is read and dropped, so the connection can serve the next
+#: request: a server answers keep-alive, and an unread body left on the socket would be
+#: taken for the next request's start (or make the server close under the client's feet).
+DRAIN_BYTES = 16 * 1024 * 1024
 
 
 #: What a card GET reads: its validators, and the version that picks its variant.
@@ -73,10 +77,12 @@ def jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> lis
 def read_body(environ: Mapping[str, Any], limit: int) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of body, and whether there was more.
 
-    A declared Content-Length over the limit is refused unread. Without one
-    (chunked), the stream is read up to limit + 1 bytes only when the server
-    says it terminates (``wsgi.input_terminated``); reading it otherwise
-    could block forever, so such a body is taken as empty.
+    A declared Content-Length over the limit is refused, and read and dropped
+    when it is at most :data:`DRAIN_BYTES`. Without one (chunked), the stream
+    is read up to limit + 1 bytes only when the server says it terminates
+    (``wsgi.input_terminated``), and the rest of a refused one read and dropped
+    up to :data:`DRAIN_BYTES`; reading it otherwise could block forever, so
+    such a body is taken as empty.
     """
     stream = environ.get("wsgi.input")
     declared = environ.get("CONTENT_LENGTH") or ""
@@ -88,12 +94,30 @@ def read_body(environ: Mapping[str, Any], limit: int) -> tuple[bytes, bool]:
         except ValueError:
             return b"", False
         if length > limit:
+            if length <= DRAIN_BYTES:
+                _drop(stream, length)
             return b"", True
         return _read_up_to(stream, length), False
     if not environ.get("wsgi.input_terminated"):
         return b"", False
     data = _read_up_to(stream, limit + 1)
-    return (b"", True) if len(data) > limit else (data, False)
+    if len(data) > limit:
+        _drop(stream, DRAIN_BYTES)
+        return b"", True
+    return data, False
+
+
+def _drop(stream: Any, size: int) -> None:
+    """Read and forget up to ``size`` bytes (EOF first, in the usual case)."""
+    remaining = size
+    try:
+        while remaining > 0:
+            chunk = stream.read(min(remaining, _READ_SIZE))
+            if not chunk:
+                return
+            remaining -= len(chunk)
+    except Exception:  # the client went away, or the server's reader refused the framing
+        return
 
 
 def _read_up_to(stream: Any, size: int) -> bytes:

@@ -127,6 +127,11 @@ def _deeper_than(value: Mapping[str, Any], limit: int) -> bool:
 
 def _tenant(f: Fields) -> None:
     _length(f, MAX_IDENTIFIER_LENGTH, "tenant")
+    path, value = f.find("tenant")
+    # A tenant names a scope (and a path segment): "", "." and ".." name none, and would
+    # read as the parent or the same path to anything that joins it into one.
+    if isinstance(value, str) and value.strip() in ("", ".", ".."):
+        raise invalid(path, "a tenant is not empty, '.' or '..'")
 
 
 # -- content -----------------------------------------------------------------------------

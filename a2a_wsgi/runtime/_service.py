@@ -331,12 +331,11 @@ class Runtime:
         return list_page(self.store, self._scope(ctx), request)
 
     def cancel_task(self, request: CancelTaskRequest, ctx: CallContext) -> Task:
-        """A re-cancel succeeds, finished tasks refuse, the agent's handle_cancel may veto."""
+        """Terminal tasks refuse (-32002, a re-cancel too, as A2A 1.0 says); the agent's
+        handle_cancel may veto. A cancel racing another that wins answers the canceled task."""
         scope = self._scope(ctx)
         task = self._updates.visible(request.id, scope)
-        if task.status.state is TaskState.CANCELED:
-            return task
-        if not is_cancelable(task):
+        if task.status.state.is_terminal or not is_cancelable(task):
             raise TaskNotCancelableError(f"Task {task.id} is {task.status.state.value}")
         self._run_cancel_hook(task, ctx)
         try:

@@ -647,14 +647,18 @@ def test_row_27_cancel_of_a_completed_task_leaves_it_completed(server: Any) -> N
     assert state_of(peer.rpc("get", {"id": task["id"]})["result"]) == "completed"
 
 
-def test_row_28_cancel_twice_is_idempotent(server: Any) -> None:
-    peer = Peer(server.url, "1.0")
+@pytest.mark.parametrize("version", ["0.3", "1.0"])
+def test_row_28_cancel_twice_is_not_cancelable_the_second_time(server: Any,
+                                                               version: str) -> None:
+    """A2A 1.0: a terminal task, canceled included, is not cancelable (-32002)."""
+    peer = Peer(server.url, version)
     task = peer.send("wait", blocking=False)
     first = peer.rpc("cancel", {"id": task["id"]})
     second = peer.rpc("cancel", {"id": task["id"]})
     assert state_of(first["result"]) == "canceled"
-    assert state_of(second["result"]) == "canceled"
-    assert second["result"]["id"] == task["id"]
+    assert second["error"]["code"] == -32002, second
+    assert_no_internal_text(json.dumps(second))
+    assert state_of(peer.rpc("get", {"id": task["id"]})["result"]) == "canceled"
 
 
 def test_row_29_subscribe_to_a_terminal_task(server: Any) -> None:

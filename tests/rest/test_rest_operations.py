@@ -199,8 +199,9 @@ def test_cancel_twice_and_cancel_of_a_finished_task(rest: Rest) -> None:
     rest.wait_state(task["id"], "TASK_STATE_WORKING")
     first = rest.ok("POST", f"/tasks/{task['id']}:cancel", body={"metadata": {"why": "test"}})
     assert first["id"] == task["id"] and first["status"]["state"] == "TASK_STATE_CANCELED"
-    second = rest.ok("POST", f"/tasks/{task['id']}:cancel")
-    assert second["status"]["state"] == "TASK_STATE_CANCELED"
+    again = rest.request("POST", f"/tasks/{task['id']}:cancel")  # terminal: not cancelable
+    assert_status(again, 400, "TASK_NOT_CANCELABLE", grpc="FAILED_PRECONDITION")
+    assert rest.ok("GET", f"/tasks/{task['id']}")["status"]["state"] == "TASK_STATE_CANCELED"
     done = rest.send("finished")
     response = rest.request("POST", f"/tasks/{done['id']}:cancel")
     assert_status(response, 400, "TASK_NOT_CANCELABLE", grpc="FAILED_PRECONDITION")

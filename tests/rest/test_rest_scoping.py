@@ -8,6 +8,7 @@ either; extensions are negotiated by header as on JSON-RPC.
 
 from __future__ import annotations
 
+import http.client
 import json
 import uuid
 from collections.abc import Iterator
@@ -146,6 +147,35 @@ def test_a_json_rpc_tenant_and_a_rest_prefix_are_one_tenant(base: str) -> None:
     tid = unwrap(created["result"], "1.0")["id"]
     assert rest.ok("GET", f"/initech/tasks/{tid}")["id"] == tid
     assert_status(rest.request("GET", f"/tasks/{tid}"), 404, "TASK_NOT_FOUND")
+
+
+@pytest.mark.parametrize("segment", ["%2e%2e", "%2E%2E", "%2e", "%20"])
+def test_a_dot_or_blank_tenant_is_400_and_lists_nothing(base: str, segment: str) -> None:
+    """``/rest/%2e%2e/tasks`` decodes to the tenant ``..``: refused, not a scope of its own."""
+    host = base.removeprefix("http://")
+    for method, path, body in (("GET", f"/rest/{segment}/tasks", None),
+                               ("POST", f"/rest/{segment}/message:send",
+                                json.dumps({"message": message_json()}).encode())):
+        connection = http.client.HTTPConnection(host, timeout=5)
+        try:  # sent as written: requests would resolve the dot segments first
+            connection.request(method, path, body=body,
+                               headers={"Content-Type": "application/json"})
+            response = connection.getresponse()
+            answer = json.loads(response.read())
+        finally:
+            connection.close()
+        assert response.status == 400, (path, answer)
+        assert answer["error"]["status"] == "INVALID_ARGUMENT"
+        assert "tenant" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize("tenant", ["..", ".", "", " "])
+def test_a_json_rpc_dot_or_empty_tenant_is_invalid_params(base: str, tenant: str) -> None:
+    for method, params in (("send", {"message": message_json(), "tenant": tenant}),
+                           ("list", {"tenant": tenant})):
+        answer = Peer(base, "1.0").rpc(method, params)
+        assert answer["error"]["code"] == -32602, answer
+        assert "tenant" in answer["error"]["message"]
 
 
 # -- retried sends ------------------------------------------------------------------------

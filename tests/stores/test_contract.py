@@ -589,7 +589,7 @@ def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_pat
     SQLiteTaskStore(path).close()
     with sqlite3.connect(path) as conn:  # as version 1 left it
         conn.execute("DROP TABLE a2a_task_messages")
-        conn.execute("DROP TABLE a2a_parts")
+        conn.execute("DROP TABLE a2a_parts")  # and the index of schema 5
         conn.execute("DROP INDEX a2a_tasks_context")
         conn.execute("UPDATE a2a_schema_version SET version = 1")
     store = SQLiteTaskStore(path)
@@ -625,7 +625,7 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
     old.close()
     with sqlite3.connect(path) as conn:  # back to version 2, with one of its claims
         conn.execute("DROP TABLE a2a_task_messages")
-        conn.execute("DROP TABLE a2a_parts")
+        conn.execute("DROP TABLE a2a_parts")  # and the index of schema 5
         conn.execute("DROP INDEX a2a_tasks_context")
         conn.executescript(_SQLITE_V2_MESSAGES)
         conn.execute("INSERT INTO a2a_task_messages VALUES (?, 'm1', 'old')",

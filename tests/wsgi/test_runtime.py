@@ -412,9 +412,10 @@ def test_cancel_rules(make: Any) -> None:
     canceled = runtime.cancel_task(CancelTaskRequest(id=task.id), ctx())
     assert canceled.status.state is S.CANCELED
     assert hooked == [task.id]
-    again = runtime.cancel_task(CancelTaskRequest(id=task.id), ctx())
-    assert again == canceled  # idempotent: same timestamp, no second hook call
-    assert hooked == [task.id]
+    with pytest.raises(TaskNotCancelableError):  # terminal: a re-cancel is refused (A2A 1.0)
+        runtime.cancel_task(CancelTaskRequest(id=task.id), ctx())
+    assert hooked == [task.id]  # no second hook call
+    assert runtime.get_task(task.id, ctx()) == canceled  # the first cancel's timestamp stays
 
 
 @pytest.mark.parametrize("outcome", [reply("x"), error("y"), reject("z")])

@@ -202,14 +202,15 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
 
     def find_by_message(self, message_id: str, *, fingerprint: str, owner: str | None = None,
                         tenant: str | None = None) -> Task | None:
-        row = self._conn().execute(
-            "SELECT t.body FROM a2a_task_messages m JOIN a2a_tasks t ON t.id = m.task_id "
-            "WHERE m.scope = ? AND m.message_id = ? AND m.fingerprint = ? "
-            "AND t.owner IS ? AND t.tenant IS ?",
-            (json.dumps([owner, tenant]), message_id, fingerprint, owner, tenant)).fetchone()
-        if row is None:
-            return None
-        return self._with_parts(self._conn(), [load_task(row[0])])[0]
+        with self._read() as conn:  # the body and its parts from one snapshot
+            row = conn.execute(
+                "SELECT t.body FROM a2a_task_messages m JOIN a2a_tasks t ON t.id = m.task_id "
+                "WHERE m.scope = ? AND m.message_id = ? AND m.fingerprint = ? "
+                "AND t.owner IS ? AND t.tenant IS ?",
+                (json.dumps([owner, tenant]), message_id, fingerprint, owner, tenant)).fetchone()
+            if row is None:
+                return None
+            return self._with_parts(conn, [load_task(row[0])])[0]
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
              context_id: str | None = None, status: TaskState | None = None,
