@@ -114,6 +114,9 @@ class A2AApp:
         assembly = self._assembled(_in_many_processes() if multiprocess is None else multiprocess)
         if assembly.deliverer is not None:
             assembly.deliverer.ensure_started()  # a backlog left by a restart goes out now
+        # Expired leases (tasks of a worker that died, running or still queued) are
+        # reclaimed from now on, without waiting for a request to start a run.
+        assembly.runtime.start_keeper()
         return self
 
     def _assembled(self, multiprocess: bool) -> Assembly:

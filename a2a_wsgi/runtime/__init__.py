@@ -48,11 +48,13 @@ from ._defaults import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RESUBSCRIBE_TIMEOUT,
     LOST_WORKER_REASON,
+    UNSTARTED_REASON,
     PushPlanner,
 )
 from ._paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from ._retry import STORE_RETRY_DELAYS
 from ._service import Runtime
 
 __all__ = ["Runtime", "PushPlanner", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "DEFAULT_LEASE_SECONDS",
            "DEFAULT_HEARTBEAT_INTERVAL", "DEFAULT_RESUBSCRIBE_TIMEOUT",
-           "LOST_WORKER_REASON"]
+           "LOST_WORKER_REASON", "UNSTARTED_REASON", "STORE_RETRY_DELAYS"]

@@ -21,11 +21,20 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from a2a_core.models import TaskState
 from a2a_core.service import CallContext
 
-from ..stores import StoredTask, TaskStore
+from ..stores import LeaseClaim, StoredTask, TaskStore
 from ._changes import Changes, unless_terminal
-from ._defaults import LOST_WORKER_REASON, PURGE_EVERY, Scope, log, utc_now, worker_name
+from ._defaults import (
+    LOST_WORKER_REASON,
+    PURGE_EVERY,
+    UNSTARTED_REASON,
+    Scope,
+    log,
+    utc_now,
+    worker_name,
+)
 from ._runs import Run, RunRegistry
 from ._updates import TaskUpdates
 
@@ -104,9 +113,23 @@ class LeaseKeeper:
 
     # -- a run's lease -------------------------------------------------------------------
 
-    def take(self, run: Run) -> None:
-        """Lease the run's task to this worker (another's live lease: run anyway, warn)."""
+    def claim(self, call: CallContext) -> LeaseClaim | None:
+        """The lease a save acknowledging work for ``call`` takes for this worker (None: no
+        leases here); the run counts as leased once that save succeeded."""
         if self.lease_seconds is None:
+            return None
+        self._ensure_thread()
+        now = utc_now()
+        return LeaseClaim(worker_id=self.worker_id, now=now, payload=call_payload(call),
+                          expires_at=now + timedelta(seconds=self.lease_seconds))
+
+    def take(self, run: Run) -> None:
+        """Lease the run's task to this worker (another's live lease: run anyway, warn).
+
+        A new task's run leased it when it was stored (no other worker can know
+        its id yet): nothing to write then."""
+        run.started = True
+        if self.lease_seconds is None or (run.leased and run.is_new):
             return
         self._ensure_thread()
         now = utc_now()
@@ -189,7 +212,9 @@ class LeaseKeeper:
         until = utc_now() + timedelta(seconds=self.lease_seconds)
         kept = self.store.renew_leases(worker, sorted({run.task_id for run in runs}), until)
         for run in runs:
-            if run.task_id not in kept and run.leased:
+            if run.task_id not in kept and run.leased and not run.started:
+                run.leased = False  # another worker's live lease: take() tries again at start
+            elif run.task_id not in kept and run.leased:
                 log.warning("lost the lease of task %s; stopping its agent", run.task_id)
                 run.leased = False
                 run.cancelled.set()
@@ -232,8 +257,10 @@ class LeaseKeeper:
                         task_id, attempts)
             self.rerun(stored, scope, payload_call(payload, scope))
             return
-        log.warning("failing task %s: %s", task_id, LOST_WORKER_REASON)
-        fail = self._changes.failure(task_id, stored.task.context_id, LOST_WORKER_REASON)
+        queued = stored.task.status.state is TaskState.SUBMITTED
+        reason = UNSTARTED_REASON if queued else LOST_WORKER_REASON
+        log.warning("failing task %s: %s", task_id, reason)
+        fail = self._changes.failure(task_id, stored.task.context_id, reason)
         try:
             self._updates.update(task_id, scope, unless_terminal(fail))
         finally:

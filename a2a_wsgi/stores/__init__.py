@@ -30,6 +30,7 @@ from .base import (
     sort_key,
 )
 from .memory import MemoryTaskStore
+from .outage import is_outage
 from .sqlite import SQLiteTaskStore, default_sqlite_path
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "MemoryTaskStore",
     "SQLiteTaskStore",
     "default_sqlite_path",
+    "is_outage",
     "open_store",
     "sort_key",
 ]
