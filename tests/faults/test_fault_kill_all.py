@@ -62,20 +62,49 @@ def _states(store: TaskStore, ids: list[str]) -> dict[str, Any]:
     return tasks
 
 
-@pytest.mark.parametrize("worker_class", WORKER_CLASSES)
-def test_every_acknowledged_task_settles_after_kill_9_of_every_process(
-        worker_class: str, store_spec: str, tmp_path: Path) -> None:
-    first = start_server(store_spec, tmp_path / "first.log", workers=2, threads=16,
-                         worker_class=worker_class)
+def _acknowledge_then_kill(store_spec: str, log: Path, worker_class: str, *,
+                           rerun: bool = False) -> list[str]:
+    """TASKS acknowledged sends, then SIGKILL to the master and every worker at once."""
+    first = start_server(store_spec, log, workers=2, threads=16, worker_class=worker_class,
+                         rerun=rerun)
     try:
         first.wait_ready()
         with ThreadPoolExecutor(8) as pool:
             ids = list(pool.map(lambda n: _send(first.url, n), range(TASKS)))
         time.sleep(0.5)  # some runs have started, the rest wait in the agent pools
-        os.killpg(first.proc.pid, signal.SIGKILL)  # the master and every worker, at once
+        os.killpg(first.proc.pid, signal.SIGKILL)
         first.proc.wait(timeout=10)
     finally:
         first.stop()
+    return ids
+
+
+def _settled(store: TaskStore, ids: list[str], store_spec: str, tmp_path: Path,
+             worker_class: str, *, rerun: bool = False) -> dict[str, Any]:
+    """Restart (no request at all: its workers reap when they boot); every task, once all
+    are terminal, which must happen within SETTLE_WITHIN."""
+    restarted = time.monotonic()
+    second = start_server(store_spec, tmp_path / "second.log", workers=2,
+                          worker_class=worker_class, rerun=rerun)
+    try:
+        while True:
+            now = _states(store, ids)
+            left = [i for i, t in now.items() if not t.status.state.is_terminal]
+            if not left:
+                return now
+            assert time.monotonic() - restarted < SETTLE_WITHIN, (
+                f"{len(left)} tasks still not terminal, e.g. "
+                f"{now[left[0]].status.state}\n{second.log()}")
+            assert second.proc.poll() is None, second.log()
+            time.sleep(0.2)
+    finally:
+        second.stop()
+
+
+@pytest.mark.parametrize("worker_class", WORKER_CLASSES)
+def test_every_acknowledged_task_settles_after_kill_9_of_every_process(
+        worker_class: str, store_spec: str, tmp_path: Path) -> None:
+    ids = _acknowledge_then_kill(store_spec, tmp_path / "first.log", worker_class)
     store = open_store(store_spec)
     try:
         at_kill = _states(store, ids)
@@ -87,23 +116,7 @@ def test_every_acknowledged_task_settles_after_kill_9_of_every_process(
         for task_id in ids:  # each was leased when it was acknowledged, queued or not
             assert store.get_lease(task_id) is not None, task_id
 
-        restarted = time.monotonic()
-        # No request at all to the restarted server: its workers reap when they boot.
-        second = start_server(store_spec, tmp_path / "second.log", workers=2,
-                              worker_class=worker_class)
-        try:
-            while True:
-                now = _states(store, ids)
-                left = [i for i, t in now.items() if not t.status.state.is_terminal]
-                if not left:
-                    break
-                assert time.monotonic() - restarted < SETTLE_WITHIN, (
-                    f"{len(left)} tasks still not terminal, e.g. "
-                    f"{now[left[0]].status.state}\n{second.log()}")
-                assert second.proc.poll() is None, second.log()
-                time.sleep(0.2)
-        finally:
-            second.stop()
+        now = _settled(store, ids, store_spec, tmp_path, worker_class)
         for task_id, task in now.items():
             assert task.status.state is TaskState.FAILED, task.status.state
             text = task.status.message.parts[0].text  # type: ignore[union-attr]
@@ -111,3 +124,17 @@ def test_every_acknowledged_task_settles_after_kill_9_of_every_process(
             assert text == f"Error: {expected}", (task_id in queued, text)
     finally:
         store.close()
+
+
+def test_an_agent_safe_to_rerun_completes_every_task_after_kill_9(tmp_path: Path) -> None:
+    """rerun_on_worker_loss: queued and running tasks alike are run again, from their message."""
+    spec = f"sqlite:///{tmp_path / 'tasks.sqlite3'}"
+    ids = _acknowledge_then_kill(spec, tmp_path / "first.log", "gthread", rerun=True)
+    store = open_store(spec)
+    try:
+        now = _settled(store, ids, spec, tmp_path, "gthread", rerun=True)
+    finally:
+        store.close()
+    assert {task.status.state for task in now.values()} == {TaskState.COMPLETED}
+    for task in now.values():
+        assert task.artifacts[0].parts[0].text == "slept"  # type: ignore[union-attr]
