@@ -180,6 +180,7 @@ class A2AApp:
             return plain(500, message, start_response)
         if assembly.deliverer is not None:
             assembly.deliverer.ensure_started()  # in each forked worker
+        assembly.runtime.start_keeper()  # likewise (an app preloaded in the gunicorn master)
         if environ.get("PATH_INFO") == JWKS_PATH:
             keys = self._jwks(assembly)
             if keys is not None:

@@ -107,9 +107,12 @@ class LeaseKeeper:
             thread.join(timeout=5)
 
     def start(self) -> None:
-        """Start renewing, watching and reaping now rather than at the first run."""
-        if self.lease_seconds is not None:
-            self._ensure_thread()
+        """Start renewing, watching and reaping now rather than at the first run (cheap
+        once started in this process: the app calls it on every request)."""
+        if self.lease_seconds is None or (self._thread is not None
+                                          and self._pid == os.getpid()):
+            return
+        self._ensure_thread()
 
     # -- a run's lease -------------------------------------------------------------------
 
