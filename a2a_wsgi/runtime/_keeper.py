@@ -1,7 +1,9 @@
 """The lease keeper: work leases, cancels seen by other workers, and lost workers.
 
-While a run executes, this process holds the task's lease and a keeper
-thread (one per process) renews it every lease/3 seconds. The same thread
+From the save that acknowledges a task (or, for a blocking send, from the
+start of its run) until the run ends, this process holds the task's lease and
+a keeper thread (one per process, started when the app is assembled) renews it
+every lease/3 seconds; a task still queued for an agent thread is covered too. The same thread
 polls the store for runs whose task became terminal elsewhere (a cancel on
 another worker, or a reaper that took the lease over) and sets their
 ``cancelled`` flag; and it reaps expired leases of dead workers: their tasks
