@@ -116,6 +116,9 @@ class A2AApp:
         assembly = self._assembled(_in_many_processes() if multiprocess is None else multiprocess)
         if assembly.deliverer is not None:
             assembly.deliverer.ensure_started()  # a backlog left by a restart goes out now
+        # Expired leases (tasks of a worker that died, running or still queued) are
+        # reclaimed from now on, without waiting for a request to start a run.
+        assembly.runtime.start_keeper()
         return self
 
     def _assembled(self, multiprocess: bool) -> Assembly:
@@ -179,6 +182,7 @@ class A2AApp:
             return plain(500, message, start_response)
         if assembly.deliverer is not None:
             assembly.deliverer.ensure_started()  # in each forked worker
+        assembly.runtime.start_keeper()  # likewise (an app preloaded in the gunicorn master)
         if environ.get("PATH_INFO") == JWKS_PATH:
             keys = self._jwks(assembly)
             if keys is not None:

@@ -245,10 +245,29 @@ class PushDeliverer:
             handed = len(deliveries) if pool is not None else 0
             for _ in range(free - handed):
                 self._slots.release()
-        for delivery in deliveries[:handed]:
+        for n, delivery in enumerate(deliveries[:handed]):
             assert pool is not None
-            pool.submit(self._deliver_in_slot, delivery)
+            try:
+                pool.submit(self._deliver_in_slot, delivery)
+            except RuntimeError:  # the pool or the interpreter is shutting down
+                self._give_back(deliveries[n:handed])
+                return 0
         return len(deliveries)
+
+    def _give_back(self, unsent: Sequence[Delivery]) -> None:
+        """The process is stopping: stop claiming, and leave what was not sent to the next
+        worker (unclaimed, due now); one log line, not a traceback per poll."""
+        self._stop.set()
+        for _ in unsent:
+            self._slots.release()
+        now = self._clock()
+        for delivery in unsent:
+            try:
+                self.store.retry_delivery(delivery.id, now, "not sent: the worker was stopping")
+            except Exception:
+                pass  # still claimed: its claim expires and another worker sends it
+        log.info("push: this process is stopping; %d pending deliveries stay queued for "
+                 "the next worker", len(unsent))
 
     def _deliver_in_slot(self, delivery: Delivery) -> None:
         try:

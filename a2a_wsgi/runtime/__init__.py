@@ -36,10 +36,18 @@ and runs the agent inline (blocking sends) or on a bounded thread pool
 # FAILED "Error: <text>" (the traceback is logged); an update the task can no
 # longer take because it was canceled meanwhile is dropped.
 #
+# Rule 5: every acknowledged task settles. With a shared store, the save that
+# acknowledges a task (a non-blocking send's SUBMITTED task, a continuation)
+# also leases it to this worker, so a task still queued for an agent thread is
+# recovered like a running one if the process dies; each worker's keeper starts
+# when the app is assembled, so a restart reclaims expired leases with no request.
+# An agent-side save that meets a store outage is retried (_retry) rather than
+# left for a reaper to blame on a lost worker.
+#
 # Layout: _service (the Runtime facade), _execution (running the agent),
 # _updates (compare-and-set writes), _changes (change functions),
 # _subscriptions (streams), _keeper (leases and lost workers), _runs,
-# _paging, _push_configs, _defaults (clock, ids, shared shapes).
+# _paging, _push_configs, _retry (store outages), _defaults (clock, ids, shared shapes).
 
 from __future__ import annotations
 
@@ -48,11 +56,13 @@ from ._defaults import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RESUBSCRIBE_TIMEOUT,
     LOST_WORKER_REASON,
+    UNSTARTED_REASON,
     PushPlanner,
 )
 from ._paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from ._retry import STORE_RETRY_DELAYS
 from ._service import Runtime
 
 __all__ = ["Runtime", "PushPlanner", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "DEFAULT_LEASE_SECONDS",
            "DEFAULT_HEARTBEAT_INTERVAL", "DEFAULT_RESUBSCRIBE_TIMEOUT",
-           "LOST_WORKER_REASON"]
+           "LOST_WORKER_REASON", "UNSTARTED_REASON", "STORE_RETRY_DELAYS"]

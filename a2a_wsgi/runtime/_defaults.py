@@ -26,6 +26,7 @@ __all__ = [
     "DEFAULT_RESUBSCRIBE_TIMEOUT",
     "LOST_WORKER_REASON",
     "PURGE_EVERY",
+    "UNSTARTED_REASON",
     "PushPlanner",
     "Scope",
     "default_owner",
@@ -46,7 +47,13 @@ DEFAULT_HEARTBEAT_INTERVAL = 15.0
 #: Seconds a subscription may stay idle before it ends.
 DEFAULT_RESUBSCRIBE_TIMEOUT = 60.0
 PURGE_EVERY = 60.0
-LOST_WORKER_REASON = "the worker running this task stopped (lease expired)"
+#: What a reaped task's FAILED status says: all the reaper knows is that the lease
+#: expired (its process stopped, or could not reach the store to renew it).
+LOST_WORKER_REASON = ("the server stopped before this task finished (its lease expired: "
+                      "the process stopped or lost the task store)")
+#: The same, for a task whose run had not started (it was queued when the lease expired).
+UNSTARTED_REASON = ("the server stopped before this task started (its lease expired: "
+                    "the process stopped or lost the task store)")
 
 #: (owner, tenant): every task query is scoped by both.
 Scope = tuple["str | None", "str | None"]

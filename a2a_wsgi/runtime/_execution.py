@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from a2a_core.errors import (
@@ -47,13 +48,14 @@ from ..agent import (
     as_outcome,
     to_parts,
 )
-from ..stores import DuplicateMessageError, StoredTask
+from ..stores import DuplicateMessageError, StoredTask, is_outage
 from ..telemetry import agent_raised, agent_span, carry
 from ._changes import Changes
 from ._defaults import Change, Scope, describe, log
 from ._generations import guarded
 from ._keeper import LeaseKeeper
 from ._push_configs import PushConfigs
+from ._retry import outage_reason, retry_outage
 from ._runs import Run, RunRegistry
 from ._updates import TaskUpdates
 
@@ -136,13 +138,16 @@ class AgentRunner:
         """Append the user's message and move the task to WORKING now (runtime Rule 3);
         refused (-32010) unless the task is at ``generation`` when one is given."""
         change = guarded(self.changes.continuation(msg), generation)
-        stored = self._updates.update(task_id, scope, change)
+        lease = self._keeper.claim(call)
+        stored = self._updates.update(task_id, scope, change, lease=lease)
         task = stored.task
         if push is not None:
             self._push.put(task.id, push, call.tenant, call.version)
-        return self.register(Run(task_id=task.id, context_id=task.context_id, scope=scope,
-                                 message=task.history[-1], history=tuple(task.history),
-                                 is_new=False, call=call, push=None, snapshot=stored))
+        run = Run(task_id=task.id, context_id=task.context_id, scope=scope,
+                  message=task.history[-1], history=tuple(task.history),
+                  is_new=False, call=call, push=None, snapshot=stored)
+        run.leased = lease is not None  # the keeper renews it while the run waits in the pool
+        return self.register(run)
 
     def rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
         """Run a lost worker's task again, from its last user message (the keeper's hook)."""
@@ -198,10 +203,13 @@ class AgentRunner:
             # A concurrent send of the same message stored its task first: answer that one.
             run.duplicate_of = dup.task_id
             run.cancelled.set()
-        except Exception:
-            log.exception("runtime failure while running task %s", run.task_id)
+        except Exception as exc:
+            if is_outage(exc):
+                log.error("task %s: the task store stayed unavailable: %s", run.task_id, exc)
+            else:
+                log.exception("runtime failure while running task %s", run.task_id)
             run.error = InternalError()
-            self._fail_quietly(run, "internal error")
+            self._fail_quietly(run, outage_reason(exc) if is_outage(exc) else "internal error")
         finally:
             self._finish(run)
 
@@ -346,9 +354,13 @@ class AgentRunner:
             self._push.put(task.id, run.push, run.scope[1], run.call.version)
         # Only a new task's run has a fingerprint: its creating message is claimed.
         message_id = run.message.message_id if run.fingerprint is not None else None
+        # The save that acknowledges the task leases it too: if this process dies
+        # before the run starts (queued in the pool), a reaper recovers it.
+        lease = None if run.leased else self._keeper.claim(run.call)
         stored = self._updates.create(task, run.scope, then, message_id=message_id,
-                                      fingerprint=run.fingerprint)
+                                      fingerprint=run.fingerprint, lease=lease)
         with run.cond:
+            run.leased = run.leased or lease is not None
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)
             run.latest = stored
@@ -369,7 +381,8 @@ class AgentRunner:
     def _apply_late(self, run: Run, change: Change) -> None:
         """Apply an agent-side change; drop it when the task became terminal meanwhile."""
         try:
-            stored = self._updates.update(run.task_id, run.scope, change)
+            stored = retry_outage(partial(self._updates.update, run.task_id, run.scope, change),
+                                  task_id=run.task_id)
         except (InvalidTransitionError, UnsupportedOperationError):
             current = self._updates.store.load(run.task_id, owner=run.scope[0],
                                                tenant=run.scope[1])

@@ -1,7 +1,9 @@
 """The lease keeper: work leases, cancels seen by other workers, and lost workers.
 
-While a run executes, this process holds the task's lease and a keeper
-thread (one per process) renews it every lease/3 seconds. The same thread
+From the save that acknowledges a task (or, for a blocking send, from the
+start of its run) until the run ends, this process holds the task's lease and
+a keeper thread (one per process, started when the app is assembled) renews it
+every lease/3 seconds; a task still queued for an agent thread is covered too. The same thread
 polls the store for runs whose task became terminal elsewhere (a cancel on
 another worker, or a reaper that took the lease over) and sets their
 ``cancelled`` flag; and it reaps expired leases of dead workers: their tasks
@@ -21,11 +23,20 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from a2a_core.models import TaskState
 from a2a_core.service import CallContext
 
-from ..stores import StoredTask, TaskStore
+from ..stores import LeaseClaim, StoredTask, TaskStore
 from ._changes import Changes, unless_terminal
-from ._defaults import LOST_WORKER_REASON, PURGE_EVERY, Scope, log, utc_now, worker_name
+from ._defaults import (
+    LOST_WORKER_REASON,
+    PURGE_EVERY,
+    UNSTARTED_REASON,
+    Scope,
+    log,
+    utc_now,
+    worker_name,
+)
 from ._runs import Run, RunRegistry
 from ._updates import TaskUpdates
 
@@ -98,15 +109,32 @@ class LeaseKeeper:
             thread.join(timeout=5)
 
     def start(self) -> None:
-        """Start renewing, watching and reaping now rather than at the first run."""
-        if self.lease_seconds is not None:
-            self._ensure_thread()
+        """Start renewing, watching and reaping now rather than at the first run (cheap
+        once started in this process: the app calls it on every request)."""
+        if self.lease_seconds is None or (self._thread is not None
+                                          and self._pid == os.getpid()):
+            return
+        self._ensure_thread()
 
     # -- a run's lease -------------------------------------------------------------------
 
-    def take(self, run: Run) -> None:
-        """Lease the run's task to this worker (another's live lease: run anyway, warn)."""
+    def claim(self, call: CallContext) -> LeaseClaim | None:
+        """The lease a save acknowledging work for ``call`` takes for this worker (None: no
+        leases here); the run counts as leased once that save succeeded."""
         if self.lease_seconds is None:
+            return None
+        self._ensure_thread()
+        now = utc_now()
+        return LeaseClaim(worker_id=self.worker_id, now=now, payload=call_payload(call),
+                          expires_at=now + timedelta(seconds=self.lease_seconds))
+
+    def take(self, run: Run) -> None:
+        """Lease the run's task to this worker (another's live lease: run anyway, warn).
+
+        A new task's run leased it when it was stored (no other worker can know
+        its id yet): nothing to write then."""
+        run.started = True
+        if self.lease_seconds is None or (run.leased and run.is_new):
             return
         self._ensure_thread()
         now = utc_now()
@@ -189,7 +217,9 @@ class LeaseKeeper:
         until = utc_now() + timedelta(seconds=self.lease_seconds)
         kept = self.store.renew_leases(worker, sorted({run.task_id for run in runs}), until)
         for run in runs:
-            if run.task_id not in kept and run.leased:
+            if run.task_id not in kept and run.leased and not run.started:
+                run.leased = False  # another worker's live lease: take() tries again at start
+            elif run.task_id not in kept and run.leased:
                 log.warning("lost the lease of task %s; stopping its agent", run.task_id)
                 run.leased = False
                 run.cancelled.set()
@@ -232,8 +262,10 @@ class LeaseKeeper:
                         task_id, attempts)
             self.rerun(stored, scope, payload_call(payload, scope))
             return
-        log.warning("failing task %s: %s", task_id, LOST_WORKER_REASON)
-        fail = self._changes.failure(task_id, stored.task.context_id, LOST_WORKER_REASON)
+        queued = stored.task.status.state is TaskState.SUBMITTED
+        reason = UNSTARTED_REASON if queued else LOST_WORKER_REASON
+        log.warning("failing task %s: %s", task_id, reason)
+        fail = self._changes.failure(task_id, stored.task.context_id, reason)
         try:
             self._updates.update(task_id, scope, unless_terminal(fail))
         finally:

@@ -41,8 +41,11 @@ class Run:
         self.message, self.is_new, self.push, self.call = message, is_new, push, call
         #: The request fingerprint a new task's creating message is claimed with.
         self.fingerprint = fingerprint
-        #: True while this process holds the task's work lease for this run.
+        #: True while this process holds the task's work lease for this run (from the
+        #: save that acknowledged the task, or from the run's start).
         self.leased = False
+        #: Set when the agent's run begins (before: queued in the pool).
+        self.started = False
         self.cond = threading.Condition()
         #: Set when the streaming client went away: stop consuming the agent's iterator.
         self.detached = threading.Event()

@@ -16,7 +16,7 @@ from a2a_core.errors import TaskNotFoundError
 from a2a_core.models import StreamEvent, Task
 from a2a_core.tasks import TransitionEvent, transitions_between
 
-from ..stores import ConflictError, OutboxEntry, StoredTask, TaskStore
+from ..stores import ConflictError, LeaseClaim, OutboxEntry, StoredTask, TaskStore
 from ..telemetry import outbox_written, task_transition, traced_outbox
 from ._defaults import CAS_RETRIES, Change, PushPlanner, Scope, log
 from ._generations import stamped
@@ -61,14 +61,15 @@ class TaskUpdates:
         return task
 
     def create(self, task: Task, scope: Scope, then: Change | None = None, *,
-               message_id: str | None = None, fingerprint: str | None = None) -> StoredTask:
+               message_id: str | None = None, fingerprint: str | None = None,
+               lease: LeaseClaim | None = None) -> StoredTask:
         """Store a new task, already changed by ``then``, in one save (runtime Rule 3).
 
         Both transitions (created, then changed) are reported, and the change's
         events open the task's log, as if the task had been saved and then updated.
         ``message_id`` and the request's ``fingerprint`` are recorded with the task,
         so the same request resent finds it (the store raises DuplicateMessageError
-        when it already created one).
+        when it already created one). ``lease`` leases the task in that same save.
         """
         updated, events = then(task) if then is not None else (task, ())
         if updated is not task or events:
@@ -79,15 +80,19 @@ class TaskUpdates:
         outbox = self._plan_push(updated, 0, events)
         version = self.store.save(updated, expected_version=None, owner=scope[0],
                                   tenant=scope[1], events=events, outbox=outbox,
-                                  message_id=message_id, fingerprint=fingerprint)
+                                  message_id=message_id, fingerprint=fingerprint,
+                                  lease=lease)
         self._committed(None, task)
         if updated is not task:
             self._committed(task, updated)
         self._outbox_written(outbox)
         return StoredTask(updated, version, len(events))
 
-    def update(self, task_id: str, scope: Scope, change: Change) -> StoredTask:
-        """Read, change, compare-and-set; retry on conflict (runtime Rule 1)."""
+    def update(self, task_id: str, scope: Scope, change: Change, *,
+               lease: LeaseClaim | None = None) -> StoredTask:
+        """Read, change, compare-and-set; retry on conflict (runtime Rule 1).
+
+        ``lease`` leases the task in the save that writes the change."""
         for _ in range(CAS_RETRIES):
             stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
             if stored is None:
@@ -102,7 +107,7 @@ class TaskUpdates:
             try:
                 version = self.store.save(updated, expected_version=stored.version,
                                           owner=scope[0], tenant=scope[1], events=events,
-                                          outbox=outbox)
+                                          outbox=outbox, lease=lease)
             except ConflictError:
                 continue
             self._committed(stored.task, updated)

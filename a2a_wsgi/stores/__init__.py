@@ -19,6 +19,7 @@ from .base import (
     EventLog,
     EventsExpiredError,
     Lease,
+    LeaseClaim,
     LeaseStore,
     OutboxEntry,
     PushStore,
@@ -30,6 +31,7 @@ from .base import (
     sort_key,
 )
 from .memory import MemoryTaskStore
+from .outage import is_outage
 from .sqlite import SQLiteTaskStore, default_sqlite_path
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "EventsExpiredError",
     "LEGACY_FINGERPRINT",
     "Lease",
+    "LeaseClaim",
     "OutboxEntry",
     "StoredTask",
     "StoreOpenError",
@@ -51,6 +54,7 @@ __all__ = [
     "MemoryTaskStore",
     "SQLiteTaskStore",
     "default_sqlite_path",
+    "is_outage",
     "open_store",
     "sort_key",
 ]

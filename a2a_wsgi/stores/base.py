@@ -48,6 +48,7 @@ __all__ = [
     "EventsExpiredError",
     "LEGACY_FINGERPRINT",
     "Lease",
+    "LeaseClaim",
     "OutboxEntry",
     "StoredTask",
     "TaskCursor",
@@ -162,6 +163,18 @@ class Lease:
     payload: bytes = b""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeaseClaim:
+    """A lease taken by the save that acknowledges a task (see :meth:`TaskRecords.save`),
+    so a crash between the answer and the run is recovered like one during the run."""
+
+    worker_id: str
+    expires_at: datetime
+    #: The moment that decides whether another worker's lease has expired.
+    now: datetime
+    payload: bytes = b""
+
+
 Deliveries = list[Delivery]
 Leases = list[Lease]
 
@@ -215,7 +228,7 @@ class TaskRecords(Protocol):
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
              outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
-             fingerprint: str | None = None) -> int:
+             fingerprint: str | None = None, lease: LeaseClaim | None = None) -> int:
         """Store ``task``, append ``events`` and queue ``outbox`` atomically; the new version.
 
         ``expected_version=None`` creates (ConflictError when the id exists);
@@ -224,7 +237,9 @@ class TaskRecords(Protocol):
         the message that created the task; when (owner, tenant, message_id,
         fingerprint) already names a task, nothing is written and
         :class:`DuplicateMessageError` names that task. The same id with another
-        fingerprint is another claim.
+        fingerprint is another claim. ``lease`` takes the task's lease in the same
+        write, as :meth:`LeaseStore.acquire_lease` would (free, ours or expired at
+        ``lease.now``; another worker's live lease is left alone).
         """
         ...
 

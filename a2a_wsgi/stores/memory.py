@@ -20,6 +20,7 @@ from .base import (
     Events,
     EventsExpiredError,
     Lease,
+    LeaseClaim,
     Leases,
     OutboxEntry,
     Page,
@@ -102,7 +103,7 @@ class MemoryTaskStore:
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
              outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
-             fingerprint: str | None = None) -> int:
+             fingerprint: str | None = None, lease: LeaseClaim | None = None) -> int:
         claim = message_claim(message_id, fingerprint)
         with self._lock:
             record = self._tasks.get(task.id)
@@ -131,6 +132,9 @@ class MemoryTaskStore:
                 number = next(self._outbox_ids)
                 due = as_utc(entry.not_before) if entry.not_before is not None else None
                 self._outbox[number] = _Outbox(number, entry, due)
+            if lease is not None:
+                self._take_lease(task.id, lease.worker_id, lease.expires_at, now=lease.now,
+                                 owner=owner, tenant=tenant, payload=lease.payload)
             if events:
                 self._changed.notify_all()
             return record.version
@@ -269,19 +273,26 @@ class MemoryTaskStore:
                       now: datetime, owner: str | None = None, tenant: str | None = None,
                       payload: bytes = b"") -> bool:
         with self._lock:
-            held = self._leases.get(task_id)
-            if held is None:
-                attempts = 1
-            elif held.worker_id == worker_id:
-                attempts = held.attempts
-            elif held.expires_at <= as_utc(now):
-                attempts = held.attempts + 1
-            else:
-                return False
-            self._leases[task_id] = Lease(task_id=task_id, worker_id=worker_id,
-                                          expires_at=as_utc(expires_at), attempts=attempts,
-                                          owner=owner, tenant=tenant, payload=payload)
-            return True
+            return self._take_lease(task_id, worker_id, expires_at, now=now, owner=owner,
+                                    tenant=tenant, payload=payload)
+
+    def _take_lease(self, task_id: str, worker_id: str, expires_at: datetime, *,
+                    now: datetime, owner: str | None, tenant: str | None,
+                    payload: bytes) -> bool:
+        """acquire_lease with the lock held (a save takes it in the same step)."""
+        held = self._leases.get(task_id)
+        if held is None:
+            attempts = 1
+        elif held.worker_id == worker_id:
+            attempts = held.attempts
+        elif held.expires_at <= as_utc(now):
+            attempts = held.attempts + 1
+        else:
+            return False
+        self._leases[task_id] = Lease(task_id=task_id, worker_id=worker_id,
+                                      expires_at=as_utc(expires_at), attempts=attempts,
+                                      owner=owner, tenant=tenant, payload=payload)
+        return True
 
     def renew_leases(self, worker_id: str, task_ids: Sequence[str],
                      expires_at: datetime) -> set[str]:

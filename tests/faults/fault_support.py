@@ -26,6 +26,7 @@ __all__ = [
     "APP_PATH",
     "LEASE_SECONDS",
     "FaultAgent",
+    "RerunFaultAgent",
     "TcpProxy",
     "build_app",
     "proxy_to",
@@ -67,25 +68,39 @@ class FaultAgent(Agent):
         return reply(message.text or "")
 
 
-def build_app(store: Any, **options: Any) -> A2AApp:
+def build_app(store: Any, *, agent: Agent | None = None, **options: Any) -> A2AApp:
     """An app with fast heartbeats and short leases (a dropped stream is noticed quickly)."""
     options.setdefault("heartbeat_interval", 0.2)
     options.setdefault("runtime_options", {"lease_seconds": LEASE_SECONDS, "poll_interval": 0.05})
-    return A2AApp(FaultAgent(), base_url="http://127.0.0.1/", store=store, **options)
+    return A2AApp(agent or FaultAgent(), base_url="http://127.0.0.1/", store=store, **options)
 
 
-app = build_app(os.environ["FAULT_STORE"]) if os.environ.get("FAULT_STORE") else None
+class RerunFaultAgent(FaultAgent):
+    """The same agent, declared safe to run again after its server stopped."""
+
+    rerun_on_worker_loss = True
+
+
+def _served_agent() -> FaultAgent:
+    return RerunFaultAgent() if os.environ.get("FAULT_RERUN") else FaultAgent()
+
+
+app = (build_app(os.environ["FAULT_STORE"], agent=_served_agent())
+       if os.environ.get("FAULT_STORE") else None)
 
 
 def start_server(store: str, log_path: Any, *, workers: int = 1, threads: int = 16,
-                 graceful_timeout: float = 1, worker_class: str = "gthread") -> ServerProcess:
-    """gunicorn serving :data:`app` on ``store``; not yet ready."""
+                 graceful_timeout: float = 1, worker_class: str = "gthread",
+                 rerun: bool = False) -> ServerProcess:
+    """gunicorn serving :data:`app` on ``store`` (``rerun``: with :class:`RerunFaultAgent`);
+    not yet ready."""
     port = free_port()
     argv = gunicorn_argv("fault_support:app", port=port, workers=workers, threads=threads,
                          graceful_timeout=graceful_timeout, worker_class=worker_class)
     path = os.pathsep.join(str(p) for p in (*APP_PATH, ROOT))
     return ServerProcess(argv, port=port, log_path=log_path,
-                         env={"FAULT_STORE": store, "PYTHONPATH": path})
+                         env={"FAULT_STORE": store, "PYTHONPATH": path,
+                              **({"FAULT_RERUN": "1"} if rerun else {})})
 
 
 def rpc(url: str, method: str, params: Any, *, timeout: float = 10) -> tuple[dict[str, Any], float]:

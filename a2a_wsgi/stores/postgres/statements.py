@@ -131,7 +131,7 @@ _WRITES = {
           AND owner IS NOT DISTINCT FROM %(owner)s AND tenant IS NOT DISTINCT FROM %(tenant)s
         RETURNING version, event_seq, event_floor""",
 }
-_SAVE = """WITH t AS ({write}),{claimed}
+_SAVE = """WITH t AS ({write}),{claimed}{leased}
         appended AS (
             INSERT INTO {s}.a2a_events (task_id, seq, body)
             SELECT %(id)s, t.event_seq - %(n)s + x.ord, x.body
@@ -151,6 +151,20 @@ _CLAIMED = """ claimed AS (
             SELECT %(scope)s, %(message)s, %(fingerprint)s, %(id)s FROM t
             WHERE %(message)s::text IS NOT NULL
         ),"""
+# A save that acknowledges work takes the task's lease in the same statement, on
+# the terms of "acquire" (free, ours, or expired; another's live lease is left alone).
+_LEASED = """ leased AS (
+            INSERT INTO {s}.a2a_leases AS l
+                (task_id, worker_id, expires_at, attempts, owner, tenant, payload)
+            SELECT %(id)s, %(l_worker)s, %(l_expires)s, 1, %(owner)s, %(tenant)s,
+                   %(l_payload)s FROM t
+            ON CONFLICT (task_id) DO UPDATE SET
+                worker_id = EXCLUDED.worker_id, expires_at = EXCLUDED.expires_at,
+                attempts = CASE WHEN l.worker_id = EXCLUDED.worker_id
+                                THEN l.attempts ELSE l.attempts + 1 END,
+                owner = EXCLUDED.owner, tenant = EXCLUDED.tenant, payload = EXCLUDED.payload
+            WHERE l.worker_id = EXCLUDED.worker_id OR l.expires_at <= %(l_now)s
+        ),"""
 # Most saves queue no push notification: they use the statement without this CTE,
 # which spares psycopg adapting seven empty arrays on every save.
 _QUEUED = """ queued AS (
@@ -164,9 +178,11 @@ _QUEUED = """ queued AS (
         ),"""
 
 
-def save_name(new: bool, outbox: bool) -> str:
-    """The name of the save statement for a new/existing task, with/without outbox rows."""
-    return ("save_new" if new else "save") + ("_outbox" if outbox else "")
+def save_name(new: bool, outbox: bool, leased: bool = False) -> str:
+    """The name of the save statement for a new/existing task, with/without outbox rows,
+    with/without taking the task's lease."""
+    return (("save_new" if new else "save") + ("_outbox" if outbox else "")
+            + ("_leased" if leased else ""))
 
 
 def render(schema: str, context: AdaptContext | None) -> Statements:
@@ -175,10 +191,12 @@ def render(schema: str, context: AdaptContext | None) -> Statements:
     texts = {name: text.replace("{s}", quoted) for name, text in _TEXT.items()}
     for new, write in ((True, "create"), (False, "update")):
         for outbox in (False, True):
-            text = _SAVE.replace("{write}", _WRITES[write])
-            text = text.replace("{claimed}", _CLAIMED if new else "")
-            text = text.replace("{queued}", _QUEUED if outbox else "")
-            texts[save_name(new, outbox)] = text.replace("{s}", quoted)
+            for leased in (False, True):
+                text = _SAVE.replace("{write}", _WRITES[write])
+                text = text.replace("{claimed}", _CLAIMED if new else "")
+                text = text.replace("{leased}", _LEASED if leased else "")
+                text = text.replace("{queued}", _QUEUED if outbox else "")
+                texts[save_name(new, outbox, leased)] = text.replace("{s}", quoted)
     texts["tasks_table"] = f"{quoted}.a2a_tasks"
     return texts
 

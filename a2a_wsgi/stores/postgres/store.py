@@ -24,6 +24,7 @@ from ..base import (
     Events,
     EventsExpiredError,
     Lease,
+    LeaseClaim,
     OutboxEntry,
     Page,
     StoredTask,
@@ -141,7 +142,7 @@ class PostgresTaskStore:
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
              outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
-             fingerprint: str | None = None) -> int:
+             fingerprint: str | None = None, lease: LeaseClaim | None = None) -> int:
         claim = message_claim(message_id, fingerprint)
         state = task.status.state
         params: dict[str, Any] = {
@@ -157,7 +158,10 @@ class PostgresTaskStore:
             message_id, fingerprint = claim or (None, None)
             params.update(scope=json.dumps([owner, tenant]), message=esc(message_id),
                           fingerprint=esc(fingerprint))
-        query = self._sql[save_name(expected_version is None, bool(outbox))]
+        if lease is not None:
+            params.update(l_worker=esc(lease.worker_id), l_expires=as_utc(lease.expires_at),
+                          l_now=as_utc(lease.now), l_payload=lease.payload)
+        query = self._sql[save_name(expected_version is None, bool(outbox), lease is not None)]
         try:
             written = self._pool.write(query, params)
         except psycopg.errors.UniqueViolation:

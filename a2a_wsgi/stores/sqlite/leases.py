@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 from ..base import Lease, Leases, from_micros, to_micros
 from .connections import SQLiteBase
 
-__all__ = ["SQLiteLeases"]
+__all__ = ["SQLiteLeases", "take_lease"]
 
 
 class SQLiteLeases(SQLiteBase):
@@ -19,21 +20,8 @@ class SQLiteLeases(SQLiteBase):
                       now: datetime, owner: str | None = None, tenant: str | None = None,
                       payload: bytes = b"") -> bool:
         with self._write() as conn:
-            row = conn.execute("SELECT worker_id, expires_us, attempts FROM a2a_leases "
-                               "WHERE task_id = ?", (task_id,)).fetchone()
-            if row is None:
-                attempts = 1
-            elif row[0] == worker_id:
-                attempts = row[2]
-            elif row[1] <= to_micros(now):
-                attempts = row[2] + 1
-            else:
-                return False
-            conn.execute(
-                "INSERT OR REPLACE INTO a2a_leases (task_id, worker_id, expires_us, attempts, "
-                "owner, tenant, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (task_id, worker_id, to_micros(expires_at), attempts, owner, tenant, payload))
-            return True
+            return take_lease(conn, task_id, worker_id, expires_at, now=now, owner=owner,
+                              tenant=tenant, payload=payload)
 
     def renew_leases(self, worker_id: str, task_ids: Sequence[str],
                      expires_at: datetime) -> set[str]:
@@ -72,3 +60,24 @@ def _lease(row: Any) -> Lease:
     task_id, worker_id, expires, attempts, owner, tenant, payload = row
     return Lease(task_id=task_id, worker_id=worker_id, expires_at=from_micros(expires),
                  attempts=attempts, owner=owner, tenant=tenant, payload=bytes(payload))
+
+
+def take_lease(conn: sqlite3.Connection, task_id: str, worker_id: str, expires_at: datetime,
+               *, now: datetime, owner: str | None, tenant: str | None,
+               payload: bytes) -> bool:
+    """Take the lease inside the caller's write (free, ours, or expired at ``now``)."""
+    row = conn.execute("SELECT worker_id, expires_us, attempts FROM a2a_leases "
+                       "WHERE task_id = ?", (task_id,)).fetchone()
+    if row is None:
+        attempts = 1
+    elif row[0] == worker_id:
+        attempts = row[2]
+    elif row[1] <= to_micros(now):
+        attempts = row[2] + 1
+    else:
+        return False
+    conn.execute(
+        "INSERT OR REPLACE INTO a2a_leases (task_id, worker_id, expires_us, attempts, "
+        "owner, tenant, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (task_id, worker_id, to_micros(expires_at), attempts, owner, tenant, payload))
+    return True

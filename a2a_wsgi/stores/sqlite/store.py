@@ -25,6 +25,7 @@ from ..base import (
     DuplicateMessageError,
     Events,
     EventsExpiredError,
+    LeaseClaim,
     OutboxEntry,
     Page,
     StoredTask,
@@ -41,7 +42,7 @@ from ..codec import (
     load_task,
 )
 from .connections import SQLiteBase
-from .leases import SQLiteLeases
+from .leases import SQLiteLeases, take_lease
 from .parts import SavedTasks, attach_parts, read_parts, without_parts, write_parts
 from .push import SQLitePush
 from .schema import SCHEMA_VERSION, migrate
@@ -138,7 +139,7 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
              outbox: Sequence[OutboxEntry] = (), message_id: str | None = None,
-             fingerprint: str | None = None) -> int:
+             fingerprint: str | None = None, lease: LeaseClaim | None = None) -> int:
         claim = message_claim(message_id, fingerprint)
         body = dump_task(without_parts(task))
         before = self._saved.get(task.id, expected_version) if expected_version else None
@@ -183,6 +184,9 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
                 [(e.task_id, e.config_id, e.seq, e.url, json.dumps([list(h) for h in e.headers]),
                   e.body, to_micros(e.not_before) if e.not_before is not None else 0)
                  for e in outbox])
+            if lease is not None:
+                take_lease(conn, task.id, lease.worker_id, lease.expires_at, now=lease.now,
+                           owner=owner, tenant=tenant, payload=lease.payload)
         self._saved.put(task, version)  # committed: the next append starts from it
         return version
 
