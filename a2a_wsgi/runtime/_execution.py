@@ -22,15 +22,7 @@ from a2a_core.errors import (
     RPCError,
     UnsupportedOperationError,
 )
-from a2a_core.models import (
-    Artifact,
-    Message,
-    Part,
-    PushNotificationConfig,
-    Role,
-    Task,
-    TaskState,
-)
+from a2a_core.models import Artifact, Message, Part, PushNotificationConfig, Role, Task, TaskState
 from a2a_core.service import CallContext
 from a2a_core.tasks import new_task
 
