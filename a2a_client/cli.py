@@ -10,7 +10,7 @@
     a2a tasks URL [--context ID] [--status STATE] [--page-size N] [--limit N]
     a2a serve ...                       (delegated to a2a_wsgi.cli)
     a2a db upgrade URL                  (delegated to a2a_wsgi.db_cli)
-    a2a inspect URL [--port N] [--no-open] [--timeout S]   (a2a_client.inspect)
+    a2a inspect URL [--port N] [--no-open] [--timeout S] [--allow-origin O]   (a2a_client.inspect)
 
 Common options: ``--json`` (machine output on stdout), ``--header 'Name: value'``
 (repeatable; ``${VAR}`` expands from the environment at each request), ``--token TOKEN``
