@@ -40,8 +40,8 @@ from requests.auth import AuthBase
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
 from a2a_core.errors import RemoteProtocolError
-from a2a_core.observe import TraceParent
 
+from ._client_trace import client_span, otel_trace, safe_url, trace_headers, tracer
 from .errors import ConnectError, ConnectTimeout, ReadTimeout, TimeoutException, TransportError
 
 __all__ = [
@@ -56,13 +56,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("a2a_client")
-
-try:
-    from opentelemetry import trace as otel_trace
-except ImportError:  # not installed: no spans, nothing of it imported
-    otel_trace = None  # type: ignore[assignment]
-#: The global provider's tracer, through the API's proxy (a provider set later is used).
-_tracer = otel_trace.get_tracer("a2a_client") if otel_trace is not None else None
 
 #: (connect, read) seconds. Never None: requests' default is to wait forever.
 Timeout = tuple[float, float]
@@ -298,10 +291,10 @@ class Transport:
         before answering (a pooled connection it closed for idleness) is sent once more.
         """
         again = method in ("GET", "HEAD") if retry is None else retry
-        if _tracer is None:
+        if tracer is None:
             return self._request(method, url, headers, timeout, body, again)
-        with _client_span(method, url, body) as span:
-            traced = {**headers, **_trace_headers(span)}
+        with client_span(method, url, body) as span:
+            traced = {**headers, **trace_headers(span)}
             reply = self._request(method, url, traced, timeout, body, again)
             span.set_attribute("http.response.status_code", reply.status_code)
             if reply.status_code >= 400:
@@ -325,7 +318,7 @@ class Transport:
             if response.status_code not in _REDIRECTS or not location:
                 return Reply(response, self.max_body)
             response.close()
-            log.debug("redirect %s -> %s", response.status_code, _safe(location))
+            log.debug("redirect %s -> %s", response.status_code, safe_url(location))
             url = urljoin(response.url or url, location)
             if response.status_code == 303:
                 method, body = "GET", None
@@ -348,7 +341,7 @@ class Transport:
         ``auth``, when given, replaces the session's own for this hop. With ``retry``, a
         request the server dropped before any byte of an answer is sent once more.
         """
-        log.debug("%s %s", method, _safe(url))
+        log.debug("%s %s", method, safe_url(url))
         options: dict[str, Any] = {"timeout": timeout, "stream": True, "allow_redirects": False}
 
         def hop() -> requests.Response:
@@ -366,50 +359,5 @@ class Transport:
                 if not retry or not dropped_unanswered(exc):
                     raise
                 log.debug("%s %s dropped before an answer (%s); sent once more",
-                          method, _safe(url), exc)
+                          method, safe_url(url), exc)
                 return hop()
-
-
-#: The JSON-RPC method near the start of a request body, as the RPC channel writes it.
-_RPC_METHOD = re.compile(rb'"method":\s*"([A-Za-z/]{1,64})"')
-
-
-def _client_span(method: str, url: str, body: bytes | None) -> Any:
-    """The span of one request, named by its JSON-RPC method when the body names one.
-
-    Only the URL's scheme, host, port and path are recorded: no userinfo, no query.
-    """
-    parts = urlsplit(url)
-    found = _RPC_METHOD.search(body[:256]) if body else None
-    attributes: dict[str, Any] = {"http.request.method": method, "url.full": _safe(url),
-                                  "server.address": parts.hostname or ""}
-    if parts.port is not None:
-        attributes["server.port"] = parts.port
-    name = method
-    if found is not None:
-        name = found.group(1).decode()
-        attributes.update({"rpc.system": "jsonrpc", "rpc.method": name})
-    return _tracer.start_as_current_span(f"A2A {name}", kind=otel_trace.SpanKind.CLIENT,
-                                        attributes=attributes)
-
-
-def _trace_headers(span: Any) -> dict[str, str]:
-    """``traceparent`` (and ``tracestate``) making the agent's span a child of ``span``."""
-    context = span.get_span_context()
-    if not context.is_valid:
-        return {}
-    parent = TraceParent(f"{context.trace_id:032x}", f"{context.span_id:016x}",
-                         int(context.trace_flags))
-    headers = {"traceparent": parent.header()}
-    state = context.trace_state.to_header() if context.trace_state else ""
-    if state:
-        headers["tracestate"] = state
-    return headers
-
-
-def _safe(url: str) -> str:
-    """A URL fit for a log line: no userinfo, no query string."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
