@@ -527,7 +527,9 @@ def test_subscribe_round_trips_over_both_methods() -> None:
         lambda s: not s.startswith(".") and ".." not in s
         and not s.endswith((":cancel", ":subscribe"))
     ),
-    tenant=st.one_of(st.none(), st.text(alphabet="abc-_.~!$&'()*+,;=:@ %", min_size=1)),
+    # a tenant that is blank, "." or ".." is refused (test_rest_scoping); any other round-trips
+    tenant=st.one_of(st.none(), st.text(alphabet="abc-_.~!$&'()*+,;=:@ %", min_size=1).filter(
+        lambda t: t.strip() not in ("", ".", ".."))),
 )  # fmt: skip
 def test_any_task_id_and_tenant_round_trip(task_id: str, tenant: str | None) -> None:
     request = GetTaskRequest(id=task_id, history_length=1, tenant=tenant)

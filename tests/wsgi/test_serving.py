@@ -190,6 +190,9 @@ def test_serve_handle_advertises_the_request_url_and_frees_the_port() -> None:
         app.close()
     handle.close()  # idempotent
     with socket.socket() as sock:
+        # SO_REUSEADDR: connections the server closed may sit in TIME_WAIT, but Linux still
+        # refuses the bind while any socket listens on the port.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("0.0.0.0", handle.port))  # the port is free again
 
 
