@@ -314,8 +314,11 @@ class Operations:
         return handle
 
     def _push_config_handlers(self) -> dict[Operation, _Handler]:
-        """The four push-config operations: what each asks of the caller, what it calls."""
-        service = self.service
+        """The four push-config operations: what each asks of the caller, what it calls.
+
+        The service is looked up per call (``self.service`` may be replaced after
+        construction).
+        """
         create: Final = Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG
         get: Final = Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG
         list_: Final = Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
@@ -323,16 +326,20 @@ class Operations:
         return {
             create: self._push_config(
                 create, AuthorizeOperation.PUSH_SET,
-                lambda p, v: wire.decode_params(create, p, v), service.create_push_config),
+                lambda p, v: wire.decode_params(create, p, v),
+                lambda r, c: self.service.create_push_config(r, c)),
             get: self._push_config(
                 get, AuthorizeOperation.PUSH_GET,
-                lambda p, v: wire.decode_params(get, p, v), service.get_push_config),
+                lambda p, v: wire.decode_params(get, p, v),
+                lambda r, c: self.service.get_push_config(r, c)),
             list_: self._push_config(
                 list_, AuthorizeOperation.PUSH_LIST,
-                lambda p, v: wire.decode_params(list_, p, v), service.list_push_configs),
+                lambda p, v: wire.decode_params(list_, p, v),
+                lambda r, c: self.service.list_push_configs(r, c)),
             delete: self._push_config(
                 delete, AuthorizeOperation.PUSH_DELETE,
-                lambda p, v: wire.decode_params(delete, p, v), service.delete_push_config),
+                lambda p, v: wire.decode_params(delete, p, v),
+                lambda r, c: self.service.delete_push_config(r, c)),
         }
 
     def _get_extended_agent_card(
