@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from ._binding import REST_VERSIONS as REST_VERSIONS
 from ._binding import RestBinding as RestBinding
-from ._responses import ClosingStream as ClosingStream
 from ._responses import frame_stream as frame_stream
 from ._responses import json_response as json_response
 from ._responses import sse_body as sse_body
@@ -42,7 +41,6 @@ from ._target import request_target as request_target
 
 __all__ = [
     "A2A_JSON",
-    "ClosingStream",
     "GRPC_STATUS",
     "QueryKind",
     "REST_VERSIONS",
