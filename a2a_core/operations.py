@@ -278,8 +278,9 @@ class Operations:
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
-        self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
-        task = generations.hidden(self.service.cancel_task(request, ctx), ctx)
+        read = self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
+        task = self.service.cancel_task(request, replace(ctx, task=read))
+        task = generations.hidden(task, ctx)
         return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
 
     def _subscribe_to_task(
@@ -308,8 +309,9 @@ class Operations:
 
         def handle(params: Params, ctx: CallContext, activated: ActivatedExtensions) -> Outcome:
             request = decode(params, ctx.version)
-            self._authorized_task(request.task_id, authorize, ctx)
-            return Result(wire.encode_result(operation, act(request, ctx), ctx.version))
+            read = self._authorized_task(request.task_id, authorize, ctx)
+            answer = act(request, replace(ctx, task=read))  # the service need not read it again
+            return Result(wire.encode_result(operation, answer, ctx.version))
 
         return handle
 

@@ -72,6 +72,9 @@ class CallContext:
     #: True once the client has hung up (None: the adapter cannot tell); a
     #: service that waits checks it so it never waits for nobody.
     client_gone: Callable[[], bool] | None = None
+    #: The task the call names, as Operations read and authorized it through this service
+    #: (cancel, push configs); a service may answer from it instead of reading it again.
+    task: Task | None = None
 
 
 @dataclass(frozen=True, slots=True)
