@@ -48,7 +48,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallContext:
-    """What the dispatcher learned about one call, handed to every service method."""
+    """What the binding and the call pipeline learned about one call, for every service method."""
 
     #: The negotiated protocol version ("0.3" or "1.0").
     version: str
