@@ -2,15 +2,13 @@
 
 ``A2AClient`` speaks A2A 0.3 and 1.0 over JSON-RPC, and 1.0 over HTTP+JSON, with
 ``requests``; ``agent()`` and ``agent_tools()`` turn a remote agent's skills into tools
-for an LLM loop; ``a2a`` is the command line. Errors are the core's
-(``TaskNotFoundError`` …) plus the client's transport family, all under
+for an LLM loop; ``a2a`` is the command line. An agent's error answers raise the core's
+classes, imported from :mod:`a2a_core.errors` (``TaskNotFoundError`` …); this namespace
+holds the client's own family (``ClientError`` …), all under
 :class:`a2a_core.errors.A2AError`.
 """
 
 from __future__ import annotations
-
-from a2a_core.errors import *  # noqa: F403
-from a2a_core.errors import __all__ as _core_errors
 
 from .cards import Endpoint as Endpoint
 from .client import A2AClient as A2AClient
@@ -60,5 +58,4 @@ __all__ = [
     "PushVerificationError",
     "ReplayCache",
     "JWKSFetcher",
-    *_core_errors,
 ]

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from a2a_inspector import InspectorSite
+
 from ._inspect_proxy import (
     DEFAULT_TIMEOUT,
     MAX_CARD,
@@ -22,7 +24,6 @@ from ._inspect_proxy import (
 )
 from ._inspect_targets import AgentTargets
 from .cards import card_url_for
-from .inspector_static import InspectorSite
 
 __all__ = ["InspectApp", "InspectorHandle", "start_inspector"]
 

@@ -28,9 +28,8 @@ from urllib.parse import quote
 import requests
 from requests.auth import AuthBase, HTTPBasicAuth
 
-from a2a_core.signing import ALGORITHMS, JWKSCache, KeySource, VerifiedSignature
+from a2a_core.signing import ALGORITHMS, JWKSCache, KeySource, VerifiedSignature, cache_max_age
 from a2a_core.signing import verify_card as _verify_card
-from a2a_core.signing.keyset import cache_max_age
 
 from .errors import ClientError
 

@@ -25,7 +25,7 @@ reads a card of at most ``MAX_CARD`` bytes. It answers only requests addressed t
 loopback name, and no request another site's page makes (``Origin`` and
 ``Sec-Fetch-Site``).
 
-The page's files are :mod:`a2a_client.inspector_static`, the same ones the
+The page's files are :mod:`a2a_inspector`, the same ones the
 server's built-in inspector serves. werkzeug's server is imported when the
 inspector starts, never with this module.
 """

@@ -123,7 +123,7 @@ class JWKSFetcher:
 
         :raises PushVerificationError: a fetch failed and no keys are held yet.
         """
-        from a2a_core.signing.keyset import cache_max_age
+        from a2a_core.signing import cache_max_age
 
         with self._lock:
             now = self._clock()

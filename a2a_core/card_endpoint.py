@@ -38,7 +38,7 @@ from .extensions import Extension, merge_card_extensions
 from .http import HttpRequest, HttpResponse
 from .jsonvalue import JSONObject
 from .models import AgentCard, AgentInterface
-from .signing.served import CardSigner
+from .signing import CardSigner
 from .streaming import dumps
 from .versioning import V0_3, V1_0, normalize_version
 from .wire.card import encode_card, encode_card_dual

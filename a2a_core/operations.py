@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
 
 from . import generations, wire
 from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
@@ -74,6 +74,16 @@ _Handler = Callable[[Params, CallContext, ActivatedExtensions], Outcome]
 _SendOperation = Literal[Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
 
 
+class _TaskScoped(Protocol):
+    """A request that names one task (every push-config request)."""
+
+    @property
+    def task_id(self) -> str: ...
+
+
+_TaskScopedT = TypeVar("_TaskScopedT", bound=_TaskScoped)
+
+
 #: How a card is served: (card, base URL, encoder) -> the signed document
 #: (:meth:`a2a_core.card_endpoint.CardEndpoint.document`).
 CardDocument = Callable[[AgentCard, "str | None", Callable[[AgentCard], JSONObject]], JSONObject]
@@ -106,11 +116,8 @@ class Operations:
             Operation.LIST_TASKS: self._list_tasks,
             Operation.CANCEL_TASK: self._cancel_task,
             Operation.SUBSCRIBE_TO_TASK: self._subscribe_to_task,
-            Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: self._create_push_config,
-            Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: self._get_push_config,
-            Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: self._list_push_configs,
-            Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: self._delete_push_config,
             Operation.GET_EXTENDED_AGENT_CARD: self._get_extended_agent_card,
+            **self._push_config_handlers(),
         }
 
     def run(
@@ -271,8 +278,9 @@ class Operations:
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
-        self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
-        task = generations.hidden(self.service.cancel_task(request, ctx), ctx)
+        read = self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
+        task = self.service.cancel_task(request, replace(ctx, task=read))
+        task = generations.hidden(task, ctx)
         return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
 
     def _subscribe_to_task(
@@ -290,41 +298,51 @@ class Operations:
             items = started(items)
         return Stream(generations.hidden_items(items, ctx))
 
-    def _create_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        operation: Final = Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG
-        config = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(config.task_id, AuthorizeOperation.PUSH_SET, ctx)
-        created = self.service.create_push_config(config, ctx)
-        return Result(wire.encode_result(operation, created, ctx.version))
+    def _push_config(
+        self,
+        operation: Operation,
+        authorize: AuthorizeOperation,
+        decode: Callable[[Params, str], _TaskScopedT],
+        act: Callable[[_TaskScopedT, CallContext], object],
+    ) -> _Handler:
+        """A push-config handler: decode, authorize ``authorize`` on the task named, act."""
 
-    def _get_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        operation: Final = Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG
-        request = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_GET, ctx)
-        config = self.service.get_push_config(request, ctx)
-        return Result(wire.encode_result(operation, config, ctx.version))
+        def handle(params: Params, ctx: CallContext, activated: ActivatedExtensions) -> Outcome:
+            request = decode(params, ctx.version)
+            read = self._authorized_task(request.task_id, authorize, ctx)
+            answer = act(request, replace(ctx, task=read))  # the service need not read it again
+            return Result(wire.encode_result(operation, answer, ctx.version))
 
-    def _list_push_configs(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        operation: Final = Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
-        request = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_LIST, ctx)
-        configs = self.service.list_push_configs(request, ctx)
-        return Result(wire.encode_result(operation, configs, ctx.version))
+        return handle
 
-    def _delete_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        operation: Final = Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG
-        request = wire.decode_params(operation, params, ctx.version)
-        self._authorized_task(request.task_id, AuthorizeOperation.PUSH_DELETE, ctx)
-        self.service.delete_push_config(request, ctx)
-        return Result(wire.encode_result(operation, None, ctx.version))
+    def _push_config_handlers(self) -> dict[Operation, _Handler]:
+        """The four push-config operations: what each asks of the caller, what it calls.
+
+        The service is looked up per call (``self.service`` may be replaced after
+        construction).
+        """
+        create: Final = Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG
+        get: Final = Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG
+        list_: Final = Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
+        delete: Final = Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG
+        return {
+            create: self._push_config(
+                create, AuthorizeOperation.PUSH_SET,
+                lambda p, v: wire.decode_params(create, p, v),
+                lambda r, c: self.service.create_push_config(r, c)),
+            get: self._push_config(
+                get, AuthorizeOperation.PUSH_GET,
+                lambda p, v: wire.decode_params(get, p, v),
+                lambda r, c: self.service.get_push_config(r, c)),
+            list_: self._push_config(
+                list_, AuthorizeOperation.PUSH_LIST,
+                lambda p, v: wire.decode_params(list_, p, v),
+                lambda r, c: self.service.list_push_configs(r, c)),
+            delete: self._push_config(
+                delete, AuthorizeOperation.PUSH_DELETE,
+                lambda p, v: wire.decode_params(delete, p, v),
+                lambda r, c: self.service.delete_push_config(r, c)),
+        }
 
     def _get_extended_agent_card(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions

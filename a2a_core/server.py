@@ -3,7 +3,7 @@
 The :class:`Dispatcher` routes and nothing else: the card path to the card
 (:mod:`a2a_core.card_endpoint`), a POST to the JSON-RPC endpoint to
 :mod:`a2a_core.jsonrpc_binding`, paths under the HTTP+JSON prefix to
-:mod:`a2a_core.rest.binding`. Both bindings read their own framing and run
+:mod:`a2a_core.rest`. Both bindings read their own framing and run
 the call through :mod:`a2a_core.calls` (negotiation, context, capability
 gates, stream admission) into :mod:`a2a_core.operations` (decode, authorize,
 act, shape). It does no I/O of its own, so the WSGI adapter stays thin.
@@ -42,7 +42,6 @@ from .wire._common import MAX_PARTS
 
 __all__ = [
     "Dispatcher",
-    "StreamAdmission",
     "DEFAULT_AGENT_CARD_PATH",
     "DEFAULT_MAX_PARTS",
     "DEFAULT_REST_PATH",

@@ -48,7 +48,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallContext:
-    """What the dispatcher learned about one call, handed to every service method."""
+    """What the binding and the call pipeline learned about one call, for every service method."""
 
     #: The negotiated protocol version ("0.3" or "1.0").
     version: str
@@ -72,6 +72,9 @@ class CallContext:
     #: True once the client has hung up (None: the adapter cannot tell); a
     #: service that waits checks it so it never waits for nobody.
     client_gone: Callable[[], bool] | None = None
+    #: The task the call names, as Operations read and authorized it through this service
+    #: (cancel, push configs); a service may answer from it instead of reading it again.
+    task: Task | None = None
 
 
 @dataclass(frozen=True, slots=True)

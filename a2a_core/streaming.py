@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import wire
+from .closing import ClosingIterator, close
 from .errors import InternalError, RPCError
 from .jsonrpc import error_response_dict, response_dict
 from .models import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
@@ -48,7 +49,7 @@ def sse_body(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iter
     stop the producer even before the first chunk was taken (a bare
     generator would skip its ``finally`` then).
     """
-    return _ClosingIterator(_frames(request_id, version, items), items)
+    return ClosingIterator(_frames(request_id, version, items), also=items)
 
 
 def started(items: Iterator[StreamItem]) -> Iterator[StreamItem]:
@@ -62,9 +63,9 @@ def started(items: Iterator[StreamItem]) -> Iterator[StreamItem]:
     except StopIteration:
         return iter(())
     except BaseException:
-        _close(items)
+        close(items)
         raise
-    return _Prepended(first, items)
+    return ClosingIterator(items, first=(first,))
 
 
 def _error_event(request_id: Any, version: str, err: RPCError) -> bytes:
@@ -111,86 +112,7 @@ def _final_for(event: Any, version: str) -> StreamEvent:
     return event
 
 
-def _close(iterator: object) -> None:
-    close = getattr(iterator, "close", None)
-    if close is not None:
-        close()
-
-
 def closing(items: Iterator[StreamItem], *, on_close: Callable[[], None]) -> Iterator[StreamItem]:
     """``items``, calling ``on_close`` once: when exhausted, when it raises, or when closed
     (before the first item too). ``close()`` closes ``items``."""
-    return _OnClose(items, on_close)
-
-
-class _OnClose:
-    __slots__ = ("_items", "_on_close")
-
-    def __init__(self, items: Iterator[StreamItem], on_close: Callable[[], None]) -> None:
-        self._items = items
-        self._on_close: Callable[[], None] | None = on_close
-
-    def __iter__(self) -> _OnClose:
-        return self
-
-    def __next__(self) -> StreamItem:
-        try:
-            return next(self._items)
-        except BaseException:
-            self._done()
-            raise
-
-    def close(self) -> None:
-        try:
-            _close(self._items)
-        finally:
-            self._done()
-
-    def _done(self) -> None:
-        on_close, self._on_close = self._on_close, None
-        if on_close is not None:
-            on_close()
-
-
-class _Prepended:
-    """``first``, then the rest of ``items``; ``close()`` closes ``items``."""
-
-    __slots__ = ("_first", "_items")
-
-    def __init__(self, first: StreamItem, items: Iterator[StreamItem]) -> None:
-        self._first: list[StreamItem] = [first]
-        self._items = items
-
-    def __iter__(self) -> _Prepended:
-        return self
-
-    def __next__(self) -> StreamItem:
-        if self._first:
-            return self._first.pop()
-        return next(self._items)
-
-    def close(self) -> None:
-        self._first.clear()
-        _close(self._items)
-
-
-class _ClosingIterator:
-    """Iterates ``frames``; ``close()`` closes both ``frames`` and the producer."""
-
-    __slots__ = ("_frames", "_items")
-
-    def __init__(self, frames: Iterator[bytes], items: Iterator[StreamItem]) -> None:
-        self._frames = frames
-        self._items = items
-
-    def __iter__(self) -> _ClosingIterator:
-        return self
-
-    def __next__(self) -> bytes:
-        return next(self._frames)
-
-    def close(self) -> None:
-        try:
-            _close(self._frames)
-        finally:
-            _close(self._items)
+    return ClosingIterator(items, on_close=on_close)

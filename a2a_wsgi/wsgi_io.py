@@ -8,11 +8,12 @@ silently truncated; a streamed response body is wrapped so the server's
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl
 
+from a2a_core.closing import ClosingIterator
 from a2a_core.http import Headers, HttpResponse
 
 __all__ = [
@@ -64,7 +65,7 @@ def respond(response: HttpResponse, method: str,
         start_response(_status_line(response.status), headers)
         return [response.body]
     start_response(_status_line(response.status), headers)
-    return _ClosingIterator(response.body)
+    return ClosingIterator(response.body)
 
 def jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:
     """The public signing keys (cacheable: rotation keeps old keys published a while)."""
@@ -153,24 +154,3 @@ def _status_line(status: int) -> str:
         return f"{status} {HTTPStatus(status).phrase}"
     except ValueError:
         return f"{status} Unknown"
-
-class _ClosingIterator:
-    """A streamed body whose ``close()`` (the server's, on disconnect too) closes the producer.
-
-    A generator wrapper would not do: closing a generator that never started
-    skips its ``finally``, leaving the dispatcher's iterator open.
-    """
-
-    def __init__(self, body: Iterator[bytes]) -> None:
-        self._body = body
-
-    def __iter__(self) -> _ClosingIterator:
-        return self
-
-    def __next__(self) -> bytes:
-        return next(self._body)
-
-    def close(self) -> None:
-        close = getattr(self._body, "close", None)
-        if close is not None:
-            close()

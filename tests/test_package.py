@@ -24,6 +24,7 @@ import a2a_core
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = a2a_core.__version__
+PACKAGES = ("a2a_core", "a2a_wsgi", "a2a_client", "a2a_inspector")
 
 pytestmark = [
     pytest.mark.slow,
@@ -55,17 +56,17 @@ def _one(dist: Path, pattern: str) -> Path:
 def data_files() -> set[str]:
     schemas = {f"a2a_core/schemas/{p.name}" for p in (ROOT / "a2a_core/schemas").iterdir()
                if p.suffix in (".json", ".proto", ".md")}
-    static = ROOT / "a2a_client/inspector_static"
-    assets = {f"a2a_client/inspector_static/{p.name}" for p in static.iterdir()
+    static = ROOT / "a2a_inspector"
+    assets = {f"a2a_inspector/{p.name}" for p in static.iterdir()
               if p.suffix in (".html", ".css", ".js")}
-    typed = {f"{package}/py.typed" for package in ("a2a_core", "a2a_wsgi", "a2a_client")}
+    typed = {f"{package}/py.typed" for package in PACKAGES}
     assert len(schemas) == 4 and len(assets) >= 10
     return schemas | assets | typed
 
 
 def package_files() -> set[str]:
-    """Every file of the three packages in the checkout (byte-code aside)."""
-    found = {str(p.relative_to(ROOT)) for package in ("a2a_core", "a2a_wsgi", "a2a_client")
+    """Every file of the four packages in the checkout (byte-code aside)."""
+    found = {str(p.relative_to(ROOT)) for package in PACKAGES
              for p in (ROOT / package).rglob("*")
              if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
     assert len(found) > 150
@@ -114,7 +115,8 @@ def wheel_venv(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 def test_the_wheel_alone_serves_the_echo_example(wheel_venv: Path, tmp_path: Path) -> None:
     python, a2a = wheel_venv / "bin" / "python", wheel_venv / "bin" / "a2a"
-    where = run(python, "-c", "import a2a_core, a2a_wsgi, a2a_client; print(a2a_core.__file__)",
+    where = run(python, "-c",
+                "import a2a_core, a2a_wsgi, a2a_client, a2a_inspector; print(a2a_core.__file__)",
                 cwd=tmp_path)
     assert Path(where.strip()).is_relative_to(wheel_venv), where  # the wheel, not the checkout
     assert run(a2a, "--version", cwd=tmp_path) == f"a2a {VERSION}\n"

@@ -50,7 +50,7 @@ def _client_commands() -> list[list[str]]:
 def url() -> Iterator[str]:
     """The README's server block, served; yields its URL (with the trailing slash)."""
     namespace: dict[str, Any] = {"__name__": "readme_server"}
-    exec(_python_block("from a2a_core import"), namespace)
+    exec(_python_block("from a2a_core.models import"), namespace)
     app = namespace["app"]
     assert app.base_url is None  # the card advertises the URL the request came in on
     with serve(app, "127.0.0.1:0") as handle:

@@ -18,133 +18,133 @@ from ._base import (
 from ._base import (
     TaskState as TaskState,
 )
-from .card import (
+from ._card import (
     AgentCapabilities as AgentCapabilities,
 )
-from .card import (
+from ._card import (
     AgentCard as AgentCard,
 )
-from .card import (
+from ._card import (
     AgentCardSignature as AgentCardSignature,
 )
-from .card import (
+from ._card import (
     AgentExtension as AgentExtension,
 )
-from .card import (
+from ._card import (
     AgentInterface as AgentInterface,
 )
-from .card import (
+from ._card import (
     AgentProvider as AgentProvider,
 )
-from .card import (
+from ._card import (
     AgentSkill as AgentSkill,
 )
-from .card import (
+from ._card import (
     APIKeySecurityScheme as APIKeySecurityScheme,
 )
-from .card import (
+from ._card import (
     HTTPAuthSecurityScheme as HTTPAuthSecurityScheme,
 )
-from .card import (
+from ._card import (
     MutualTLSSecurityScheme as MutualTLSSecurityScheme,
 )
-from .card import (
+from ._card import (
     OAuth2SecurityScheme as OAuth2SecurityScheme,
 )
-from .card import (
+from ._card import (
     OAuthFlow as OAuthFlow,
 )
-from .card import (
+from ._card import (
     OAuthFlows as OAuthFlows,
 )
-from .card import (
+from ._card import (
     OpenIdConnectSecurityScheme as OpenIdConnectSecurityScheme,
 )
-from .card import (
+from ._card import (
     SecurityRequirement as SecurityRequirement,
 )
-from .card import (
+from ._card import (
     SecurityScheme as SecurityScheme,
 )
-from .content import (
+from ._content import (
     Artifact as Artifact,
 )
-from .content import (
+from ._content import (
     DataPart as DataPart,
 )
-from .content import (
+from ._content import (
     FilePart as FilePart,
 )
-from .content import (
+from ._content import (
     Message as Message,
 )
-from .content import (
+from ._content import (
     Part as Part,
 )
-from .content import (
+from ._content import (
     SendResult as SendResult,
 )
-from .content import (
+from ._content import (
     StreamEvent as StreamEvent,
 )
-from .content import (
+from ._content import (
     Task as Task,
 )
-from .content import (
+from ._content import (
     TaskArtifactUpdateEvent as TaskArtifactUpdateEvent,
 )
-from .content import (
+from ._content import (
     TaskStatus as TaskStatus,
 )
-from .content import (
+from ._content import (
     TaskStatusUpdateEvent as TaskStatusUpdateEvent,
 )
-from .content import (
+from ._content import (
     TextPart as TextPart,
 )
-from .push import (
+from ._push import (
     AuthenticationInfo as AuthenticationInfo,
 )
-from .push import (
+from ._push import (
     PushNotificationConfig as PushNotificationConfig,
 )
-from .push import (
+from ._push import (
     TaskPushNotificationConfig as TaskPushNotificationConfig,
 )
-from .requests import (
+from ._requests import (
     CancelTaskRequest as CancelTaskRequest,
 )
-from .requests import (
+from ._requests import (
     DeleteTaskPushNotificationConfigRequest as DeleteTaskPushNotificationConfigRequest,
 )
-from .requests import (
+from ._requests import (
     GetExtendedAgentCardRequest as GetExtendedAgentCardRequest,
 )
-from .requests import (
+from ._requests import (
     GetTaskPushNotificationConfigRequest as GetTaskPushNotificationConfigRequest,
 )
-from .requests import (
+from ._requests import (
     GetTaskRequest as GetTaskRequest,
 )
-from .requests import (
+from ._requests import (
     ListTaskPushNotificationConfigsRequest as ListTaskPushNotificationConfigsRequest,
 )
-from .requests import (
+from ._requests import (
     ListTaskPushNotificationConfigsResponse as ListTaskPushNotificationConfigsResponse,
 )
-from .requests import (
+from ._requests import (
     ListTasksRequest as ListTasksRequest,
 )
-from .requests import (
+from ._requests import (
     ListTasksResponse as ListTasksResponse,
 )
-from .requests import (
+from ._requests import (
     SendMessageConfiguration as SendMessageConfiguration,
 )
-from .requests import (
+from ._requests import (
     SendMessageRequest as SendMessageRequest,
 )
-from .requests import (
+from ._requests import (
     SubscribeToTaskRequest as SubscribeToTaskRequest,
 )
 

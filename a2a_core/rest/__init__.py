@@ -17,7 +17,8 @@ VersionNotSupportedError, so negotiate with :data:`REST_VERSIONS`.
 
 from __future__ import annotations
 
-from ._responses import ClosingStream as ClosingStream
+from ._binding import REST_VERSIONS as REST_VERSIONS
+from ._binding import RestBinding as RestBinding
 from ._responses import frame_stream as frame_stream
 from ._responses import json_response as json_response
 from ._responses import sse_body as sse_body
@@ -37,12 +38,9 @@ from ._table import QueryKind as QueryKind
 from ._table import RestRoute as RestRoute
 from ._target import RestTarget as RestTarget
 from ._target import request_target as request_target
-from .binding import REST_VERSIONS as REST_VERSIONS
-from .binding import RestBinding as RestBinding
 
 __all__ = [
     "A2A_JSON",
-    "ClosingStream",
     "GRPC_STATUS",
     "QueryKind",
     "REST_VERSIONS",

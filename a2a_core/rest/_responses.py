@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import wire
+from ..closing import ClosingIterator
 from ..errors import InternalError, RPCError
 from ..http import HttpResponse
 from ..methods import Operation
@@ -28,7 +29,7 @@ from ..sse import encode_comment, encode_event
 from ..streaming import SSE_HEADERS, dumps
 from ._status import A2A_JSON, encode_status
 
-__all__ = ["json_response", "sse_response", "sse_body", "frame_stream", "ClosingStream"]
+__all__ = ["json_response", "sse_response", "sse_body", "frame_stream"]
 
 logger = logging.getLogger("a2a_core.rest")
 
@@ -78,7 +79,7 @@ def frame_stream(
     InternalError) ends the stream with the chunk ``encode_error`` makes.
     ``close()`` on the result stops the producer, even before the first chunk.
     """
-    return ClosingStream(_frames(items, encode, encode_error), items)
+    return ClosingIterator(_frames(items, encode, encode_error), also=items)
 
 
 def _frames(
@@ -99,33 +100,3 @@ def _frames(
     except Exception:
         logger.exception("unhandled error while streaming")
         yield encode_error(InternalError())
-
-
-class ClosingStream:
-    """Iterates ``frames``; ``close()`` closes both ``frames`` and the producer.
-
-    The WSGI server calls ``close()`` when the client goes away; a bare generator
-    that never started would skip its ``finally`` and leave the producer running.
-    """
-
-    __slots__ = ("_frames", "_items")
-
-    def __init__(self, frames: Iterator[bytes], items: Iterator[Any]) -> None:
-        self._frames = frames
-        self._items = items
-
-    def __iter__(self) -> ClosingStream:
-        return self
-
-    def __next__(self) -> bytes:
-        return next(self._frames)
-
-    def close(self) -> None:
-        try:
-            close_frames = getattr(self._frames, "close", None)
-            if close_frames is not None:
-                close_frames()
-        finally:
-            close_items = getattr(self._items, "close", None)
-            if close_items is not None:
-                close_items()

@@ -6,7 +6,7 @@
 * :class:`SigningKey`, :func:`jwks`, :func:`public_jwk`: keys and the JWKS to publish.
 * :func:`sign_compact` / :func:`verify_compact`: compact JWS (JWTs) with the same
   algorithm allow-list (ES256, EdDSA, RS256; never ``none``) and key choice by ``kid``.
-* :class:`JWKSCache`: when a verifier should fetch a JWKS again.
+* :class:`JWKSCache`, :func:`cache_max_age`: when a verifier should fetch a JWKS again.
 * :class:`CardSigner`: a server's keys, signing each card it serves (``jku`` at
   :data:`JWKS_PATH` below the card's base URL).
 
@@ -18,8 +18,7 @@ set is served. Nothing here does I/O or reads a clock.
 
 from __future__ import annotations
 
-from ._card_proto import MAX_DEPTH
-from .card import (
+from ._card import (
     VerifiedSignature,
     add_signature,
     canonical_card,
@@ -29,7 +28,8 @@ from .card import (
     signed_content,
     verify_card,
 )
-from .errors import (
+from ._card_proto import MAX_DEPTH
+from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,
     MalformedCardError,
@@ -40,7 +40,7 @@ from .errors import (
     UnsignedContentError,
     UnsupportedAlgorithmError,
 )
-from .jose import (
+from ._jose import (
     ALGORITHMS,
     KeySource,
     SigningKey,
@@ -53,12 +53,12 @@ from .jose import (
     sign_compact,
     verify_compact,
 )
-from .keyset import JWKSCache
-from .served import JWKS_PATH, CardSigner, jwks_url
+from ._keyset import JWKSCache, cache_max_age
+from ._served import JWKS_PATH, CardSigner, jwks_url
 
 __all__ = [
     "ALGORITHMS", "CardSigner", "JWKS_PATH", "MAX_DEPTH", "CanonicalizationError",
-    "InvalidSignatureError", "JWKSCache", "KeySource", "MalformedCardError",
+    "InvalidSignatureError", "JWKSCache", "cache_max_age", "KeySource", "MalformedCardError",
     "MalformedSignatureError", "MissingSignatureError", "SignatureError", "SigningKey",
     "UnknownKeyError", "UnsignedContentError", "UnsupportedAlgorithmError", "VerifiedSignature",
     "add_signature", "canonical_card", "canonicalize", "check_algorithms",

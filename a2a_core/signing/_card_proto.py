@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import CanonicalizationError
+from ._errors import CanonicalizationError
 
 __all__ = ["MAX_DEPTH", "bad", "proto_view"]
 

@@ -20,8 +20,7 @@ from typing import Any
 
 import requests
 
-from a2a_core.signing import JWKSCache
-from a2a_core.signing.keyset import cache_max_age
+from a2a_core.signing import JWKSCache, cache_max_age
 
 __all__ = ["JWKSFetcher"]
 

@@ -1,6 +1,6 @@
 """The agent's built-in inspector: a browser page at ``<mount>/inspector`` to try the agent.
 
-The page (:mod:`a2a_client.inspector_static`) shows the card, chats with the
+The page (:mod:`a2a_inspector`) shows the card, chats with the
 agent in 0.3 or 1.0, lists and opens tasks, and logs every exchange with a
 ``curl`` line. It calls the agent from the browser, on the same origin as the
 app serving it, so no proxy and no CORS are involved.

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_client.inspector_static import InspectorSite
+from a2a_inspector import InspectorSite
 
 from ._access import may_inspect
 

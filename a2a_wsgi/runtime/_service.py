@@ -334,7 +334,7 @@ class Runtime:
         """Terminal tasks refuse (-32002, a re-cancel too, as A2A 1.0 says); the agent's
         handle_cancel may veto. A cancel racing another that wins answers the canceled task."""
         scope = self._scope(ctx)
-        task = self._updates.visible(request.id, scope)
+        task = self._updates.visible(request.id, scope, ctx.task)
         if task.status.state.is_terminal or not is_cancelable(task):
             raise TaskNotCancelableError(f"Task {task.id} is {task.status.state.value}")
         self._run_cancel_hook(task, ctx)
@@ -369,7 +369,7 @@ class Runtime:
     def create_push_config(
         self, config: TaskPushNotificationConfig, ctx: CallContext
     ) -> TaskPushNotificationConfig:
-        self._updates.visible(config.task_id, self._scope(ctx))
+        self._updates.visible(config.task_id, self._scope(ctx), ctx.task)
         return self._push.shown(self._push.put(config.task_id, config.push_notification_config,
                                                config.tenant, ctx.version))
 
@@ -377,19 +377,19 @@ class Runtime:
         self, request: GetTaskPushNotificationConfigRequest, ctx: CallContext
     ) -> TaskPushNotificationConfig:
         """Without a config id (0.3 style) the task's first config is answered."""
-        self._updates.visible(request.task_id, self._scope(ctx))
+        self._updates.visible(request.task_id, self._scope(ctx), ctx.task)
         return self._push.get(request.task_id, request.config_id)
 
     def list_push_configs(
         self, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext
     ) -> ListTaskPushNotificationConfigsResponse:
-        self._updates.visible(request.task_id, self._scope(ctx))
+        self._updates.visible(request.task_id, self._scope(ctx), ctx.task)
         return ListTaskPushNotificationConfigsResponse(configs=self._push.list(request.task_id))
 
     def delete_push_config(
         self, request: DeleteTaskPushNotificationConfigRequest, ctx: CallContext
     ) -> None:
-        self._updates.visible(request.task_id, self._scope(ctx))
+        self._updates.visible(request.task_id, self._scope(ctx), ctx.task)
         self._push.delete(request.task_id, request.config_id)
 
 

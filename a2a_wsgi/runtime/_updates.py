@@ -53,8 +53,14 @@ class TaskUpdates:
         #: Count task generations (the dev-1.1 preview) in every save.
         self.generations = generations
 
-    def visible(self, task_id: str, scope: Scope) -> Task:
-        """The task as this caller may see it; -32001 when missing or someone else's."""
+    def visible(self, task_id: str, scope: Scope, read: Task | None = None) -> Task:
+        """The task as this caller may see it; -32001 when missing or someone else's.
+
+        ``read`` is the task this call already read through the same scope
+        (``CallContext.task``: Operations authorized it); it is answered without a read.
+        """
+        if read is not None and read.id == task_id:
+            return read
         task = self.store.get(task_id, owner=scope[0], tenant=scope[1])
         if task is None:
             raise TaskNotFoundError(f"Task {task_id} not found")

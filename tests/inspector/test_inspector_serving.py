@@ -20,16 +20,16 @@ from inspector_support import composed, new_agent_app
 from werkzeug.middleware.dispatcher import DispatcherMiddleware
 from werkzeug.test import Client
 
-from a2a_client.inspector_static import ASSET_TYPES, assets
+from a2a_inspector import ASSET_TYPES, assets
 from a2a_wsgi import put_identity, serve
 from a2a_wsgi.inspector import inspector_app, inspector_response, is_loopback
 
-STATIC = files("a2a_client.inspector_static")
+STATIC = files("a2a_inspector")
 
 
 def _static_names() -> set[str]:
     return {entry.name for entry in STATIC.iterdir()
-            if entry.is_file() and not entry.name.endswith((".py", ".pyc"))}
+            if entry.is_file() and not entry.name.endswith((".py", ".pyc", "py.typed"))}
 
 
 @pytest.fixture(scope="module")

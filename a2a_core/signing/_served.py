@@ -18,8 +18,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .card import add_signature
-from .jose import SigningKey, jwks
+from ._card import add_signature
+from ._jose import SigningKey, jwks
 
 __all__ = ["CardSigner", "JWKS_PATH", "jwks_url"]
 

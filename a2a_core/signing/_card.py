@@ -48,7 +48,7 @@ from ._card_view import (
     signed_content,
     spec_content,
 )
-from .errors import (
+from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,
     MalformedCardError,
@@ -57,7 +57,7 @@ from .errors import (
     SignatureError,
     UnsignedContentError,
 )
-from .jose import (
+from ._jose import (
     ALGORITHMS,
     KeySource,
     SigningKey,

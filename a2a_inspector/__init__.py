@@ -6,9 +6,10 @@ Content-Security-Policy. It learns where the agent is from ``config.json``,
 written by whoever serves it: the app's built-in inspector
 (:mod:`a2a_wsgi.inspector`, the agent on the same origin) and ``a2a inspect``
 (:mod:`a2a_client.inspect`, any agent, through a local proxy). Both serve this
-one copy of the files.
+one copy of the files, which is why it is a package of its own: the server and the client
+both build on it and on :mod:`a2a_core`, never on each other.
 
-Nothing here imports werkzeug or a2a_wsgi: the client stays server-free.
+Nothing here imports werkzeug, a2a_wsgi or a2a_client (``tests/core/test_boundaries.py``).
 """
 
 from __future__ import annotations

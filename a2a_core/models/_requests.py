@@ -7,8 +7,8 @@ from datetime import datetime
 from typing import Any
 
 from ._base import TaskState, _freeze, _model
-from .content import Message, Task
-from .push import PushNotificationConfig, TaskPushNotificationConfig
+from ._content import Message, Task
+from ._push import PushNotificationConfig, TaskPushNotificationConfig
 
 
 @_model

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .errors import (
+from ._errors import (
     InvalidSignatureError,
     MalformedSignatureError,
     UnknownKeyError,

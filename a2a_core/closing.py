@@ -1,0 +1,67 @@
+"""One iterator wrapper whose ``close()`` reaches the producer behind a response body.
+
+A WSGI server calls ``close()`` on the body it was given, also when the client went away.
+A bare generator that never started skips its ``finally`` when closed, which would leave a
+stream's producer (a store subscription, a stream place) held; this wrapper closes what it
+was told to, whether or not iteration began.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Generic, TypeVar
+
+__all__ = ["ClosingIterator", "close"]
+
+T = TypeVar("T")
+
+
+def close(iterator: object) -> None:
+    """Call ``iterator.close()`` if it has one."""
+    method = getattr(iterator, "close", None)
+    if method is not None:
+        method()
+
+
+class ClosingIterator(Generic[T]):
+    """``first``'s items, then ``items``'; ``close()`` closes ``items``, then ``also``.
+
+    ``on_close`` runs once: when ``items`` is exhausted or raises, or at ``close()``
+    (also before the first item), after everything else was closed.
+    """
+
+    __slots__ = ("_first", "_items", "_also", "_on_close")
+
+    def __init__(self, items: Iterator[T], *, first: Sequence[T] = (), also: object = None,
+                 on_close: Callable[[], None] | None = None) -> None:
+        self._first = list(reversed(first))
+        self._items = items
+        self._also = also
+        self._on_close = on_close
+
+    def __iter__(self) -> ClosingIterator[T]:
+        return self
+
+    def __next__(self) -> T:
+        if self._first:
+            return self._first.pop()
+        try:
+            return next(self._items)
+        except BaseException:
+            self._done()
+            raise
+
+    def close(self) -> None:
+        self._first.clear()
+        try:
+            close(self._items)
+        finally:
+            try:
+                close(self._also)
+            finally:
+                self._done()
+
+    def _done(self) -> None:
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
