@@ -40,7 +40,7 @@ class Fields:
     __slots__ = ("data", "path")
 
     def __init__(self, data: Any, path: str, what: str = "an object") -> None:
-        if not isinstance(data, Mapping):
+        if data.__class__ is not dict and not isinstance(data, Mapping):  # decoded JSON: dict
             raise invalid(path, f"expected {what}, got {json_type(data)}")
         self.data: Mapping[str, Any] = data
         self.path = path

@@ -32,7 +32,7 @@ def agent_span(agent: str | None, task_id: str,
                context_id: str | None) -> AbstractContextManager[Any]:
     """A span around one agent call, current while the agent runs (nothing without
     OpenTelemetry)."""
-    if otel is None:
+    if otel is None or not otel.listening():  # a no-op span would change nothing
         return _NO_SPAN
     return _agent_span(agent, task_id, context_id)
 
@@ -69,7 +69,7 @@ def task_transition(transition: TransitionEvent) -> None:
         fields = {"task_id": transition.task_id, "from_state": old, "to_state": new,
                   "trace_id": trace.trace_id if trace is not None else None}
         log.info("task %s %s -> %s", transition.task_id, old or "(new)", new, extra=fields)
-    if otel is not None:
+    if otel is not None and otel.listening():
         otel.task_states.add(1, {"a2a.task.state": new})
         span = otel.current_span()
         if span.is_recording():
@@ -89,5 +89,5 @@ def traced_outbox(entries: Sequence[OutboxEntry]) -> Sequence[OutboxEntry]:
 
 def outbox_written(count: int) -> None:
     """``count`` webhook POSTs were queued (the backlog metric; sent ones are taken off)."""
-    if otel is not None and count:
+    if otel is not None and count and otel.listening():
         otel.push_backlog.add(count)
