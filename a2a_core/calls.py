@@ -35,6 +35,9 @@ from .versioning import V0_3
 
 __all__ = ["Busy", "CallPipeline", "StreamAdmission"]
 
+#: What an app without extensions activates for every request (immutable, so shared).
+_NONE_ACTIVE = ActivatedExtensions()
+
 
 class StreamAdmission(Protocol):
     """Decides whether one more stream may open (the adapter knows its capacity)."""
@@ -90,6 +93,8 @@ class CallPipeline:
         self, request: HttpRequest, params: Mapping[str, Any], version: str
     ) -> ActivatedExtensions:
         """Extensions the client asked for (both header spellings) that we activate."""
+        if not self.extensions:  # none configured: nothing a client asks for can activate
+            return _NONE_ACTIVE
         headers = request.headers
         requested = parse_extensions_header(
             headers.get_all("A2A-Extensions") + headers.get_all("X-A2A-Extensions")

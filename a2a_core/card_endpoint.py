@@ -30,7 +30,7 @@ signature, the body and the ETag stay the same from one request to the next.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from .caching import card_validators, is_not_modified, with_vary
@@ -43,7 +43,7 @@ from .streaming import dumps
 from .versioning import V0_3, V1_0, normalize_version
 from .wire.card import encode_card, encode_card_dual
 
-__all__ = ["CardEndpoint", "MISSING_BASE_URL", "DUAL", "STRICT_1_0"]
+__all__ = ["CardEndpoint", "MISSING_BASE_URL", "DUAL", "STRICT_1_0", "PreparedCard"]
 
 MISSING_BASE_URL = (
     "The agent card needs a public URL: pass base_url=... when creating the app "
@@ -56,7 +56,35 @@ STRICT_1_0 = V1_0
 #: Encoded cards kept: per-tenant URLs times the two variants, bounded.
 _MAX_CACHED = 128
 
-_Encoded = tuple[AgentCard, bytes, list[tuple[str, str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedCard:
+    """One variant at one base URL, ready to send: bytes, validators and both header lists.
+
+    A server may keep it and answer later requests for the same variant from
+    it, as long as :meth:`CardEndpoint.is_current` says it still is.
+    """
+
+    #: The agent's card object it was encoded from (compared by identity).
+    source: AgentCard
+    #: The card as served (endpoints filled in, extensions merged).
+    public: AgentCard
+    body: bytes
+    etag: str
+    last_modified: datetime
+    #: The headers of a 200 (Content-Type, validators, Cache-Control, Vary).
+    headers: tuple[tuple[str, str], ...]
+    #: The headers of a 304: the same without Content-Type.
+    not_modified_headers: tuple[tuple[str, str], ...]
+    #: The endpoint's signer generation it was encoded under.
+    generation: int
+
+    def not_modified(self, if_none_match: str | None, if_modified_since: str | None) -> bool:
+        """Whether a GET with these validators may be answered 304."""
+        if if_none_match == self.etag:  # the usual revalidation: our own tag sent back
+            return True
+        return is_not_modified(if_none_match, if_modified_since, self.etag, self.last_modified)
 
 
 class CardEndpoint:
@@ -84,7 +112,9 @@ class CardEndpoint:
         self.extensions = tuple(extensions)
         #: Whether 0.3 readers are served (the dual card); else only the strict 1.0 card is.
         self.serves_0_3 = not self.versions or V0_3 in self.versions
-        self._cache: dict[tuple[str, str], tuple[AgentCard, _Encoded]] = {}
+        self._cache: dict[tuple[str, str], PreparedCard] = {}
+        #: Bumped when the signer changes, so cards prepared before are no longer current.
+        self._generation = 0
 
     @property
     def signer(self) -> CardSigner | None:
@@ -94,11 +124,12 @@ class CardEndpoint:
     @signer.setter
     def signer(self, signer: CardSigner | None) -> None:
         self._signer = signer
+        self._generation += 1
         self._cache.clear()  # bodies encoded before were signed otherwise (or not at all)
 
     def public_card(self, base_url: str | None) -> AgentCard:
         """The card as served: endpoints filled in, extension declarations merged."""
-        return self._encoded(base_url, DUAL if self.serves_0_3 else STRICT_1_0)[0]
+        return self.prepared(base_url, DUAL if self.serves_0_3 else STRICT_1_0).public
 
     def variants(self) -> tuple[str, ...]:
         """The variants served: the dual card when 0.3 readers are served, and the strict one."""
@@ -106,7 +137,7 @@ class CardEndpoint:
 
     def body(self, base_url: str | None, variant: str) -> bytes:
         """The bytes served for ``variant`` at ``base_url`` (signed when a signer is set)."""
-        return self._encoded(base_url, variant)[1]
+        return self.prepared(base_url, variant).body
 
     def variant(self, request: HttpRequest) -> str:
         """:data:`STRICT_1_0` or :data:`DUAL`, for this request (see the module docstring)."""
@@ -119,14 +150,16 @@ class CardEndpoint:
 
     def response(self, request: HttpRequest, base_url: str | None) -> HttpResponse:
         """The card variant with its validators; 304 when the client's copy of it is current."""
-        _card, body, headers = self._encoded(base_url, self.variant(request))
-        etag = next(value for name, value in headers if name == "ETag")
-        if_none_match = request.headers.get("If-None-Match")
-        if_modified_since = request.headers.get("If-Modified-Since")
-        if is_not_modified(if_none_match, if_modified_since, etag, self.last_modified):
-            kept = [(k, v) for k, v in headers if k != "Content-Type"]
-            return HttpResponse(304, kept, b"")
-        return HttpResponse(200, list(headers), b"" if request.method == "HEAD" else body)
+        card = self.prepared(base_url, self.variant(request))
+        headers = request.headers
+        if card.not_modified(headers.get("If-None-Match"), headers.get("If-Modified-Since")):
+            return HttpResponse(304, list(card.not_modified_headers), b"")
+        return HttpResponse(200, list(card.headers),
+                            b"" if request.method == "HEAD" else card.body)
+
+    def is_current(self, card: PreparedCard) -> bool:
+        """Whether ``card`` is still what :meth:`prepared` gives (same card object, same signer)."""
+        return card.source is self._agent_card() and card.generation == self._generation
 
     def with_endpoints(self, card: AgentCard, base_url: str | None) -> AgentCard:
         """``card`` with the interfaces this server serves, when it declares none.
@@ -165,22 +198,25 @@ class CardEndpoint:
             doc = self._signer.sign(doc, base_url)
         return doc
 
-    def _encoded(self, base_url: str | None, variant: str) -> _Encoded:
+    def prepared(self, base_url: str | None, variant: str) -> PreparedCard:
+        """``variant`` at ``base_url``, encoded (and signed) once and kept."""
         key = (base_url or "", variant)
         card = self._agent_card()
         cached = self._cache.get(key)
-        if cached is not None and cached[0] is card:
-            return cached[1]
+        if cached is not None and cached.source is card:
+            return cached
         public = self.with_endpoints(card, base_url)
         doc = self.document(card, base_url, _ENCODERS[variant])
         body = dumps(doc).encode()
-        headers = with_vary(card_validators(body, self.last_modified).headers(), "A2A-Version")
-        encoded = (public, body, headers)
+        validators = card_validators(body, self.last_modified)
+        headers = tuple(with_vary(validators.headers(), "A2A-Version"))
+        prepared = PreparedCard(
+            card, public, body, validators.etag, validators.last_modified, headers,
+            tuple((k, v) for k, v in headers if k != "Content-Type"), self._generation)
         if len(self._cache) >= _MAX_CACHED:  # per-tenant URLs: keep the cache bounded
             self._cache.clear()
-        self._cache[key] = (card, encoded)
-        return encoded
-
+        self._cache[key] = prepared
+        return prepared
 
 def _strict(card: AgentCard) -> JSONObject:
     return encode_card(card, V1_0)

@@ -38,7 +38,12 @@ class Headers:
     __slots__ = ("_items",)
 
     def __init__(self, items: Iterable[tuple[str, str]] | Mapping[str, str] = ()) -> None:
-        pairs = items.items() if isinstance(items, Mapping) else items
+        # (a list, the usual argument, is told apart without the slower ABC check)
+        pairs: Iterable[tuple[str, str]]
+        if isinstance(items, list) or not isinstance(items, Mapping):
+            pairs = items
+        else:
+            pairs = items.items()
         self._items: dict[str, list[str]] = {}
         for name, value in pairs:
             self._items.setdefault(name.lower(), []).append(value)

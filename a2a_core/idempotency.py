@@ -101,6 +101,8 @@ def _canonical(model: Any) -> dict[str, Any]:
 
 def _value(value: Any) -> Any:
     """A field's value: models by :func:`_canonical`, bytes as base64, the rest as JSON."""
+    if value.__class__ in _SCALARS:  # what _json_value would give back as it is
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _canonical(value)
     if isinstance(value, enum.Enum):
@@ -110,6 +112,10 @@ def _value(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_value(item) for item in value]
     return _json_value(value)
+
+
+#: Exact types that are JSON as they are (subclasses such as IntEnum take the long way).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _json_value(value: Any) -> Any:

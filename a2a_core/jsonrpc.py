@@ -126,6 +126,8 @@ def _valid_id(value: Any) -> bool:
 
 def _acceptable_id(value: Any) -> bool:
     """A valid id small enough to echo: at most MAX_ID_LENGTH characters or digits."""
+    if value.__class__ is int:  # the usual id (checked by class first: no bool slips in)
+        return -_MAX_INT_ID <= value <= _MAX_INT_ID
     if isinstance(value, str):
         return len(value) <= MAX_ID_LENGTH
     if isinstance(value, int) and not isinstance(value, bool):

@@ -31,6 +31,10 @@ class Operation(enum.Enum):
     DELETE_TASK_PUSH_NOTIFICATION_CONFIG = "DeleteTaskPushNotificationConfig"
     GET_EXTENDED_AGENT_CARD = "GetExtendedAgentCard"
 
+    #: Identity hash (members are singletons): per-request set and dict lookups skip
+    #: Enum's Python-level __hash__.
+    __hash__ = object.__hash__
+
     @property
     def method_1_0(self) -> str:
         return self.value

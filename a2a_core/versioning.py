@@ -19,6 +19,7 @@ Decisions:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -46,6 +47,8 @@ def normalize_version(value: str | None) -> str:
     """Reduce a version value to ``Major.Minor``; missing or blank means ``0.3``."""
     if value is None:
         return DEFAULT_VERSION
+    if value in SUPPORTED_VERSIONS:  # the usual header, already in that form
+        return value
     text = value.strip()
     if not text:
         return DEFAULT_VERSION
@@ -72,7 +75,7 @@ def negotiate_version(
     """
     raw = header if header is not None and header.strip() else query
     version = normalize_version(raw)
-    accepted = tuple(dict.fromkeys(normalize_version(v) for v in supported))
+    accepted = _accepted(tuple(supported))
     if version in accepted:
         return version
     listed = ", ".join(accepted)
@@ -81,3 +84,9 @@ def negotiate_version(
         {"version": version, "supported": list(accepted)},
         metadata={"version": version, "supported": listed},
     )
+
+
+@functools.lru_cache(maxsize=16)
+def _accepted(supported: tuple[str, ...]) -> tuple[str, ...]:
+    """The supported versions normalized, without repeats (a server's list: one per app)."""
+    return tuple(dict.fromkeys(normalize_version(v) for v in supported))

@@ -24,6 +24,7 @@ from a2a_core.signing import CardSigner
 from .admission import StreamPlaces
 from .assembly import Assembly, assemble
 from .auth.wsgi import as_policy, check_distinct_kids, served_jwks
+from .card_hits import CardHits
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
 from .public_url import UntrustedHostError, request_base_url
@@ -85,6 +86,8 @@ class A2AApp:
         self._assembly: Assembly | None = None
         self._lock = threading.Lock()
         self._stalled = StalledWrites(self.settings.streams.stalled_write_timeout)
+        #: Card answers already served (None until the first card GET is answered).
+        self._card_hits: CardHits | None = None
         hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
         if gunicorn_worker_config() is not None:
             # Created in a gunicorn worker: this process serves now, so assemble at boot
@@ -167,6 +170,13 @@ class A2AApp:
         return observe(environ, start_response, self._serve)
 
     def _serve(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        hits = self._card_hits
+        key = hits.key(environ, self.base_url) if hits is not None else None
+        if key is not None and hits is not None:
+            answer = hits.answer(key, environ, start_response)
+            if answer is not None:  # a card GET answered before: the same bytes again
+                call_record(environ, CARD)
+                return answer
         if self.settings.inspector:
             page = _inspector_page(environ, start_response)
             if page is not None:
@@ -210,10 +220,25 @@ class A2AApp:
         response = assembly.dispatcher.handle(request, base_url=base_url,
                                               metadata=get_metadata(environ),
                                               identity=identity)
+        if is_card and base_url is not None and response.status in (200, 304):
+            self._keep_card(environ, assembly, request, base_url, path)
         body = respond(response, method, start_response)
         if isinstance(response.body, bytes):
             return body
         return self._stalled.watch(iter(body), environ)  # a stream: cut if its client stops
+
+    def _keep_card(self, environ: Mapping[str, Any], assembly: Assembly, request: HttpRequest,
+                   base_url: str, path: str) -> None:
+        """Keep the card answer just given, when the next one like it may skip the long way."""
+        key = CardHits.key(environ, self.base_url)
+        guard = assembly.guard
+        if (key is None or self.settings.inspector
+                or (guard is not None and not guard.is_public(path))):
+            return
+        if self._card_hits is None:
+            self._card_hits = CardHits(assembly.dispatcher.card)
+        card = assembly.dispatcher.card
+        self._card_hits.keep(key, card.prepared(base_url, card.variant(request)))
 
     def card_response(self, environ: Mapping[str, Any]) -> HttpResponse:
         """The card for this request, whatever path it came in on (even with the route disabled)."""

@@ -31,7 +31,7 @@ def _freeze(obj: Any, *names: str) -> None:
     """Turn the named sequence fields into tuples (frozen dataclasses need object.__setattr__)."""
     for name in names:
         value = getattr(obj, name)
-        if value is not None and not isinstance(value, tuple):
+        if value is not None and value.__class__ is not tuple:
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
                 raise TypeError(f"{type(obj).__name__}.{name} must be a sequence")
             object.__setattr__(obj, name, tuple(value))
@@ -59,6 +59,10 @@ class TaskState(enum.Enum):
     REJECTED = "rejected"
     UNKNOWN = "unknown"
 
+    #: Members are singletons compared by identity: hashing by identity agrees, and skips
+    #: Enum's Python-level __hash__ on every set and dict lookup (state checks are hot).
+    __hash__ = object.__hash__
+
     @property
     def is_terminal(self) -> bool:
         return self in _TERMINAL
@@ -77,3 +81,5 @@ _INTERRUPTED = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
 class Role(enum.Enum):
     USER = "user"
     AGENT = "agent"
+
+    __hash__ = object.__hash__  # as TaskState's

@@ -55,7 +55,9 @@ class Message:
     metadata: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        _freeze(self, "parts", "reference_task_ids", "extensions")
+        if not (self.parts.__class__ is tuple and self.reference_task_ids.__class__ is tuple
+                and self.extensions.__class__ is tuple):  # decoded messages already are
+            _freeze(self, "parts", "reference_task_ids", "extensions")
 
     @property
     def text(self) -> str:
@@ -73,7 +75,8 @@ class Artifact:
     metadata: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        _freeze(self, "parts", "extensions")
+        if not (self.parts.__class__ is tuple and self.extensions.__class__ is tuple):
+            _freeze(self, "parts", "extensions")
 
 
 @_model
@@ -95,7 +98,8 @@ class Task:
     generation: int | None = None
 
     def __post_init__(self) -> None:
-        _freeze(self, "artifacts", "history")
+        if not (self.artifacts.__class__ is tuple and self.history.__class__ is tuple):
+            _freeze(self, "artifacts", "history")
 
 
 @_model

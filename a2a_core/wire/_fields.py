@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from ._common import invalid, join, json_type, shown
+from ._common import invalid, json_type, shown
 from ._json import parse_timestamp
 
 __all__ = ["Fields", "snake"]
@@ -40,18 +40,23 @@ class Fields:
     __slots__ = ("data", "path")
 
     def __init__(self, data: Any, path: str, what: str = "an object") -> None:
-        if not isinstance(data, Mapping):
+        if data.__class__ is not dict and not isinstance(data, Mapping):  # decoded JSON: dict
             raise invalid(path, f"expected {what}, got {json_type(data)}")
         self.data: Mapping[str, Any] = data
         self.path = path
 
     def find(self, *names: str) -> tuple[str, Any]:
         """(path, value) of the first name present; value None when none is."""
+        data, path = self.data, self.path
         for name in names:
-            for key in (name, snake(name)):
-                if self.data.get(key) is not None:
-                    return join(self.path, key), self.data[key]
-        return join(self.path, names[0]), None
+            value = data.get(name)
+            key = name
+            if value is None:
+                key = snake(name)
+                value = data.get(key) if key != name else None
+            if value is not None:
+                return (f"{path}.{key}" if path else key), value
+        return (f"{path}.{names[0]}" if path else names[0]), None
 
     def has(self, *names: str) -> bool:
         return self.find(*names)[1] is not None

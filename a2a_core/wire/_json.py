@@ -77,9 +77,7 @@ def decode_bytes(value: Any, path: str) -> bytes:
 
 def compact(members: Mapping[str, Any]) -> dict[str, Any]:
     """Drop unset members: None and empty sequences (ProtoJSON omits them; so do we)."""
-    return {
-        k: v for k, v in members.items() if v is not None and not (isinstance(v, list) and not v)
-    }
+    return {k: v for k, v in members.items() if v is not None and v != []}
 
 
 def optional_timestamp(moment: datetime | None) -> str | None:

@@ -64,7 +64,8 @@ def check_request_limits(
 def _length(f: Fields, maximum: int, *names: str) -> None:
     """The first of ``names`` present, when a string, holds at most ``maximum`` characters."""
     path, value = f.find(*names)
-    _string_at(path, value, maximum)
+    if value is not None:  # (most members are absent: no call for them)
+        _string_at(path, value, maximum)
 
 
 def _string_at(path: str, value: Any, maximum: int) -> None:
@@ -75,7 +76,7 @@ def _string_at(path: str, value: Any, maximum: int) -> None:
 def _list(f: Fields, name: str, count: int, what: str) -> tuple[str, list[Any]]:
     """(path, items) of a list member holding at most ``count`` items; [] when absent."""
     path, value = f.find(name)
-    if not isinstance(value, list):
+    if value is None or not isinstance(value, list):
         return path, []
     if len(value) > count:
         raise invalid(path, f"at most {count} {what}")
@@ -92,12 +93,12 @@ def _strings(f: Fields, name: str, count: int, what: str, each: int) -> None:
 def _nested(f: Fields, *names: str) -> Fields | None:
     """The first of ``names`` present as an object to measure, else None."""
     path, value = f.find(*names)
-    return Fields(value, path) if isinstance(value, Mapping) else None
+    return Fields(value, path) if value is not None and isinstance(value, Mapping) else None
 
 
 def _metadata(f: Fields) -> None:
     path, value = f.find("metadata")
-    if isinstance(value, Mapping):
+    if value is not None and isinstance(value, Mapping):
         check_metadata(value, path)
 
 
@@ -126,8 +127,10 @@ def _deeper_than(value: Mapping[str, Any], limit: int) -> bool:
 
 
 def _tenant(f: Fields) -> None:
-    _length(f, MAX_IDENTIFIER_LENGTH, "tenant")
     path, value = f.find("tenant")
+    if value is None:
+        return
+    _string_at(path, value, MAX_IDENTIFIER_LENGTH)
     # A tenant names a scope (and a path segment): "", "." and ".." name none, and would
     # read as the parent or the same path to anything that joins it into one.
     if isinstance(value, str) and value.strip() in ("", ".", ".."):

@@ -96,8 +96,9 @@ class _Call:
         self._start_response = start_response
         self.record = CallRecord()
         self.status: int | None = None
-        self.incoming = TraceParent.parse(environ.get("HTTP_TRACEPARENT"))
-        sent = environ.get("HTTP_X_REQUEST_ID")
+        parent = environ["HTTP_TRACEPARENT"] if "HTTP_TRACEPARENT" in environ else None
+        self.incoming = TraceParent.parse(parent) if parent is not None else None
+        sent = environ["HTTP_X_REQUEST_ID"] if "HTTP_X_REQUEST_ID" in environ else None
         self.request_id = (sent if isinstance(sent, str) and _REQUEST_ID.fullmatch(sent)
                            else os.urandom(8).hex())
         #: Whether the answer is a stream, and how it ended (:func:`_stream_end`).
@@ -117,7 +118,11 @@ class _Call:
                        exc_info: Any = None) -> Any:
         """The app's start_response: the status noted, the request id echoed."""
         self.status = _status_code(status)
-        if not any(name.lower() == "x-request-id" for name, _ in headers):
+        for name, _ in headers:
+            # (the first letter is looked at first: most headers never need lower())
+            if name[:1] in "xX" and name.lower() == "x-request-id":
+                break
+        else:
             headers = [*headers, (REQUEST_ID_HEADER, self.request_id)]
         return self._start_response(status, headers, exc_info)
 

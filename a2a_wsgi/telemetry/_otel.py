@@ -8,10 +8,12 @@ still carries its parent's context, so propagation works with the API alone.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry import context, metrics, trace
+from opentelemetry.metrics import _internal as _metrics_state
 from opentelemetry.metrics._internal import _ProxyMeterProvider
 from opentelemetry.trace import (
     NonRecordingSpan,
@@ -68,13 +70,27 @@ push_failures = meter.create_counter(
     description="Webhook POST attempts that failed, by HTTP status or error")
 
 
+#: Whether the API's global providers can be read as module attributes (they are None
+#: until a provider is set in code, or loaded from the environment variables below).
+_GLOBALS_READABLE = (hasattr(trace, "_TRACER_PROVIDER")
+                     and hasattr(_metrics_state, "_METER_PROVIDER"))
+#: An SDK named by environment variable is loaded by the API on first use, not at import.
+_NAMED_IN_ENVIRON = ("OTEL_PYTHON_TRACER_PROVIDER" in os.environ
+                     or "OTEL_PYTHON_METER_PROVIDER" in os.environ)
+
+
 def listening() -> bool:
     """Whether an OpenTelemetry SDK is set up (a tracer or meter provider of its own).
 
     Without one every span is a no-op and every instrument discards what it
     is given, so a request need not build them (checked per request: an
-    application may set its providers at any time).
+    application may set its providers at any time). While no provider is set
+    the answer is two attribute reads: the API's getters, which look at
+    ``os.environ`` on every call, are asked only once one is.
     """
+    if (_GLOBALS_READABLE and not _NAMED_IN_ENVIRON and trace._TRACER_PROVIDER is None
+            and _metrics_state._METER_PROVIDER is None):
+        return False
     return not (isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
                 and isinstance(metrics.get_meter_provider(), _ProxyMeterProvider))
 

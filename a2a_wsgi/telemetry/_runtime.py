@@ -32,7 +32,7 @@ def agent_span(agent: str | None, task_id: str,
                context_id: str | None) -> AbstractContextManager[Any]:
     """A span around one agent call, current while the agent runs (nothing without
     OpenTelemetry)."""
-    if otel is None:
+    if otel is None or not otel.listening():  # a no-op span would change nothing
         return _NO_SPAN
     return _agent_span(agent, task_id, context_id)
 
@@ -62,14 +62,18 @@ def agent_raised(exc: BaseException) -> None:
 
 def task_transition(transition: TransitionEvent) -> None:
     """One line on ``a2a_wsgi.tasks`` per state change, counted by the state entered."""
+    logged = log.isEnabledFor(logging.INFO)
+    metered = otel is not None and otel.listening()
+    if not (logged or metered):  # nobody listens: nothing to spell out
+        return
     old = transition.from_state.value if transition.from_state is not None else None
     new = transition.to_state.value
-    if log.isEnabledFor(logging.INFO):
+    if logged:
         trace = current_traceparent()
         fields = {"task_id": transition.task_id, "from_state": old, "to_state": new,
                   "trace_id": trace.trace_id if trace is not None else None}
         log.info("task %s %s -> %s", transition.task_id, old or "(new)", new, extra=fields)
-    if otel is not None:
+    if metered:
         otel.task_states.add(1, {"a2a.task.state": new})
         span = otel.current_span()
         if span.is_recording():
@@ -89,5 +93,5 @@ def traced_outbox(entries: Sequence[OutboxEntry]) -> Sequence[OutboxEntry]:
 
 def outbox_written(count: int) -> None:
     """``count`` webhook POSTs were queued (the backlog metric; sent ones are taken off)."""
-    if otel is not None and count:
+    if otel is not None and count and otel.listening():
         otel.push_backlog.add(count)

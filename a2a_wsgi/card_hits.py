@@ -1,0 +1,79 @@
+"""Card answers already served, kept by what they depend on: a repeated card GET is a lookup.
+
+The card is the hot GET path. Once the app has answered a card GET the long
+way (:class:`~a2a_core.card_endpoint.CardEndpoint`), the
+:class:`~a2a_core.card_endpoint.PreparedCard` it sent is kept here under the
+environ values that chose it: the path, the version asked for (header and
+query string, which pick the variant), what the public base URL is built
+from (scheme, ``Host``, server name and port, ``SCRIPT_NAME``, the app's own
+``base_url``) and whether the server runs several processes. The next GET
+with the same values is answered from it: one dictionary lookup, one
+identity check that the agent's card and the signer are unchanged, and one
+header list. Requests carrying per-request overrides
+(:mod:`a2a_wsgi.overrides`) always take the long way, and so does any path
+an authenticator guards.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from a2a_core.card_endpoint import CardEndpoint, PreparedCard
+
+from .overrides import ENVIRON_KEY
+
+__all__ = ["CardHits"]
+
+#: Keys kept: hosts times mounts times versions asked, bounded (a forged Host never gets
+#: in: an untrusted one is refused before anything is kept).
+_MAX_KEPT = 256
+
+_Key = tuple[Any, ...]
+
+
+class CardHits:
+    """Prepared card answers of one app in this process, by request values."""
+
+    def __init__(self, endpoint: CardEndpoint) -> None:
+        self._endpoint = endpoint
+        self._kept: dict[_Key, PreparedCard] = {}
+        #: A forked worker starts afresh (its first request sets up its own threads).
+        self._pid = os.getpid()
+
+    @staticmethod
+    def key(environ: Mapping[str, Any], base_url: str | None) -> _Key | None:
+        """What a card GET's answer depends on; None when it must take the long way."""
+        if ENVIRON_KEY in environ or environ.get("REQUEST_METHOD") != "GET":
+            return None
+        return (environ.get("PATH_INFO"),
+                environ["HTTP_A2A_VERSION"] if "HTTP_A2A_VERSION" in environ else None,
+                environ["QUERY_STRING"] if "QUERY_STRING" in environ else None,
+                environ.get("wsgi.url_scheme"),
+                environ["HTTP_HOST"] if "HTTP_HOST" in environ else None,
+                environ.get("SERVER_NAME"), environ.get("SERVER_PORT"),
+                environ.get("SCRIPT_NAME"), base_url,
+                environ.get("wsgi.multiprocess"))  # a guessed memory store refuses many
+
+    def keep(self, key: _Key, card: PreparedCard) -> None:
+        """Remember the answer given for ``key``."""
+        if len(self._kept) >= _MAX_KEPT:
+            self._kept.clear()
+        self._kept[key] = card
+
+    def answer(self, key: _Key, environ: Mapping[str, Any],
+               start_response: Any) -> Iterable[bytes] | None:
+        """The card answer for ``key`` from what is kept (200 or 304), or None: not kept."""
+        card = self._kept.get(key)
+        if card is None or not self._endpoint.is_current(card) or os.getpid() != self._pid:
+            return None
+        if_none_match = environ["HTTP_IF_NONE_MATCH"] if "HTTP_IF_NONE_MATCH" in environ else None
+        since = environ["HTTP_IF_MODIFIED_SINCE"] if "HTTP_IF_MODIFIED_SINCE" in environ else None
+        if (if_none_match is not None or since is not None) and card.not_modified(if_none_match,
+                                                                                   since):
+            start_response("304 Not Modified", [*card.not_modified_headers,
+                                                ("Content-Length", "0")])
+            return [b""]
+        start_response("200 OK", [*card.headers, ("Content-Length", str(len(card.body)))])
+        return [card.body]

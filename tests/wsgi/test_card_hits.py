@@ -1,0 +1,179 @@
+"""A card GET answered before is answered again from what was kept: the same bytes, the
+same headers, and never a stale or wrong one (another host, mount, version, signer, card).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from a2a_core.card_endpoint import CardEndpoint
+from a2a_core.http import Headers, HttpRequest
+from a2a_core.models import Message
+from a2a_core.signing import CardSigner, SigningKey
+from a2a_wsgi import A2AApp, Agent, AgentContext, put_base_url, reply
+
+CARD_PATH = "/.well-known/agent-card.json"
+
+
+class Hello(Agent):
+    name = "Hello"
+    description = "Says hello"
+
+    def handle_message(self, msg: Message, ctx: AgentContext) -> object:
+        return reply("hello")
+
+
+@pytest.fixture
+def app() -> Iterator[A2AApp]:
+    served = A2AApp(Hello())
+    yield served
+    served.close()
+
+
+def environ(method: str = "GET", host: str = "127.0.0.1:8000", script: str = "",
+            query: str = "", **headers: str) -> dict[str, Any]:
+    env: dict[str, Any] = {
+        "REQUEST_METHOD": method, "SCRIPT_NAME": script, "PATH_INFO": CARD_PATH,
+        "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000",
+        "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": host, "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
+        "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.version": (1, 0)}
+    for name, value in headers.items():
+        env["HTTP_" + name.upper()] = value
+    return env
+
+
+def call(app: A2AApp, env: dict[str, Any]) -> tuple[str, dict[str, str], bytes]:
+    seen: dict[str, Any] = {}
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        seen["status"], seen["headers"] = status, headers
+        return lambda data: None
+
+    body = app(env, start_response)
+    try:
+        data = b"".join(body)
+    finally:
+        getattr(body, "close", lambda: None)()
+    headers = [(k, v) for k, v in seen["headers"] if k != "X-Request-Id"]
+    assert len(headers) == len(dict(headers))  # no header twice
+    return seen["status"], dict(headers), data
+
+
+def url_of(body: bytes) -> str:
+    return str(json.loads(body)["supportedInterfaces"][0]["url"])
+
+
+@pytest.mark.parametrize("headers", [{}, {"a2a_version": "1.0"}, {"a2a_version": "0.3"}])
+def test_a_repeated_card_get_is_the_first_answer_again(app: A2AApp,
+                                                       headers: dict[str, str]) -> None:
+    first = call(app, environ(**headers))
+    assert first[0] == "200 OK" and first[1]["Content-Length"] == str(len(first[2]))
+    for _ in range(3):
+        assert call(app, environ(**headers)) == first
+    etag = first[1]["ETag"]
+    revalidated = call(app, environ(if_none_match=etag, **headers))
+    assert revalidated[0] == "304 Not Modified" and revalidated[2] == b""
+    assert revalidated[1] == {**{k: v for k, v in first[1].items() if k != "Content-Type"},
+                              "Content-Length": "0"}
+    assert call(app, environ(if_none_match=etag, **headers)) == revalidated
+
+
+def test_each_variant_and_version_spelling_keeps_its_own_answer(app: A2AApp) -> None:
+    dual = call(app, environ())
+    strict = call(app, environ(a2a_version="1.0"))
+    by_query = call(app, environ(query="A2A-Version=1.0"))
+    assert strict[1]["ETag"] != dual[1]["ETag"]
+    assert by_query == strict
+    assert call(app, environ()) == dual
+    assert call(app, environ(a2a_version="1.0")) == strict
+    # A tag of the other variant is not ours: a 200 with the full card.
+    crossed = call(app, environ(if_none_match=dual[1]["ETag"], a2a_version="1.0"))
+    assert crossed == strict
+
+
+def test_other_validators_are_read_as_rfc_9110_says(app: A2AApp) -> None:
+    first = call(app, environ())
+    etag, modified = first[1]["ETag"], first[1]["Last-Modified"]
+    assert call(app, environ(if_none_match=f'"other", W/{etag}'))[0] == "304 Not Modified"
+    assert call(app, environ(if_none_match="*"))[0] == "304 Not Modified"
+    assert call(app, environ(if_modified_since=modified))[0] == "304 Not Modified"
+    assert call(app, environ(if_modified_since="Mon, 01 Jan 1990 00:00:00 GMT")) == first
+    # If-None-Match wins over a date that would say "not modified".
+    assert call(app, environ(if_none_match='"other"', if_modified_since=modified)) == first
+
+
+def test_each_host_and_mount_gets_its_own_url(app: A2AApp) -> None:
+    assert url_of(call(app, environ())[2]) == "http://127.0.0.1:8000/"
+    assert url_of(call(app, environ(host="localhost:9000"))[2]) == "http://localhost:9000/"
+    assert url_of(call(app, environ(script="/agents/a"))[2]) == "http://127.0.0.1:8000/agents/a/"
+    assert url_of(call(app, environ())[2]) == "http://127.0.0.1:8000/"
+
+
+def test_an_untrusted_host_is_refused_after_a_trusted_one_was_served(app: A2AApp) -> None:
+    assert call(app, environ())[0] == "200 OK"
+    assert call(app, environ(host="evil.example"))[0].startswith("400")
+
+
+def test_a_per_request_base_url_always_takes_the_long_way(app: A2AApp) -> None:
+    call(app, environ())
+    tenant = environ()
+    put_base_url(tenant, "https://tenant.example/a2a")
+    assert url_of(call(app, tenant)[2]) == "https://tenant.example/a2a/"
+    assert url_of(call(app, environ())[2]) == "http://127.0.0.1:8000/"
+
+
+def test_a_new_base_url_is_served_at_once(app: A2AApp) -> None:
+    call(app, environ())
+    app.base_url = "https://public.example/agent"
+    assert url_of(call(app, environ())[2]) == "https://public.example/agent/"
+
+
+def test_head_is_answered_without_a_body(app: A2AApp) -> None:
+    got = call(app, environ())
+    status, headers, body = call(app, environ("HEAD"))
+    assert (status, body) == ("200 OK", b"")
+    assert headers["ETag"] == got[1]["ETag"]
+
+
+def test_a_new_signer_is_used_for_the_next_card(app: A2AApp) -> None:
+    unsigned = call(app, environ())
+    assert "signatures" not in json.loads(unsigned[2])
+    app.dispatcher.card.signer = CardSigner([SigningKey.generate("k1")])
+    signed = call(app, environ())
+    assert json.loads(signed[2])["signatures"]
+    assert signed[1]["ETag"] != unsigned[1]["ETag"]
+
+
+def test_a_guessed_memory_store_refuses_many_processes_after_a_card_was_served(
+        app: A2AApp) -> None:
+    assert call(app, environ())[0] == "200 OK"
+    many = environ()
+    many["wsgi.multiprocess"] = True
+    assert call(app, many)[0].startswith("500")
+
+
+def test_a_prepared_card_is_current_until_the_card_or_the_signer_changes(app: A2AApp) -> None:
+    card = app.card
+    current = [card]
+    endpoint = CardEndpoint(lambda: current[0], last_modified=app.dispatcher.card.last_modified,
+                            versions=("1.0",))
+    prepared = endpoint.prepared("http://h/", "1.0")
+    assert endpoint.is_current(prepared)
+    assert endpoint.prepared("http://h/", "1.0") is prepared
+    current[0] = replace(card, description="Says hello, differently")
+    assert not endpoint.is_current(prepared)
+    again = endpoint.prepared("http://h/", "1.0")
+    assert endpoint.is_current(again) and again.body != prepared.body
+    endpoint.signer = CardSigner([SigningKey.generate("k2")])
+    assert not endpoint.is_current(again)
+    request = HttpRequest(method="GET", path=CARD_PATH, headers=Headers({}))
+    assert endpoint.response(request, "http://h/").body == endpoint.prepared("http://h/",
+                                                                             "1.0").body
