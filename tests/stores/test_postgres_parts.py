@@ -166,3 +166,15 @@ def test_a_schema_4_body_with_parts_inline_is_read_and_rewritten(schema: str) ->
     finally:
         store.close()
         again.close()
+
+
+def test_a_new_task_never_reads_rows_left_under_its_id(
+        stores: tuple[PostgresTaskStore, PostgresTaskStore], schema: str) -> None:
+    writer, reader = stores
+    old = chunk(chunk(working(), "a1", "old 0", append=False), "a1", "old 1")
+    writer.save(old, expected_version=None)
+    sql(schema, "DELETE FROM {s}.a2a_tasks")  # the task row gone, its part rows left behind
+    new = chunk(working(), "a1", "new", append=False)
+    writer.save(new, expected_version=None)
+    assert reader.get("t1") == new
+    assert sql(schema, "SELECT count(*) FROM {s}.a2a_parts") == [(1,)]

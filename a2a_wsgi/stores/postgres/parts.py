@@ -43,21 +43,21 @@ PARTS_CTES = """ pruned AS (
         ),"""
 
 
-def part_params(task: Task, before: Task | None, new: bool) -> dict[str, Any] | None:
+def part_params(task: Task, before: Task | None) -> dict[str, Any] | None:
     """The save's part parameters, given what is stored (``before``; None: unknown).
 
     None when the save changes no part row (the statement without part CTEs serves).
     """
     stored = {} if before is None else {a.artifact_id: a.parts for a in before.artifacts}
-    prune = not new and (before is None or any(
-        a.artifact_id not in {b.artifact_id for b in task.artifacts} for a in before.artifacts))
+    prune = before is None or any(
+        a.artifact_id not in {b.artifact_id for b in task.artifacts} for a in before.artifacts)
     artifacts: list[str] = []
     positions: list[int] = []
     bodies: list[str] = []
     for artifact in task.artifacts:
         start = stored_prefix(stored.get(artifact.artifact_id, ()), artifact)
         if start is None:  # replaced or shrunk: rewrite it, and drop rows past its end
-            start, prune = 0, not new
+            start, prune = 0, True
         for pos, part in enumerate(artifact.parts[start:], start):
             artifacts.append(esc(artifact.artifact_id))
             positions.append(pos)
