@@ -43,11 +43,17 @@ PARTS_CTES = """ pruned AS (
         ),"""
 
 
-def part_params(task: Task, before: Task | None) -> dict[str, Any] | None:
+def part_params(task: Task, before: Task | None, *, new: bool) -> dict[str, Any] | None:
     """The save's part parameters, given what is stored (``before``; None: unknown).
 
-    None when the save changes no part row (the statement without part CTEs serves).
+    None when the save changes no part row (the statement without part CTEs serves):
+    a new task without artifacts (most sends), or an update that adds no part to the
+    version this process saved. A new task with artifacts prunes too, so rows left under
+    its id (a task row deleted by hand; purge deletes both) go; one created without
+    artifacts does not look for such rows.
     """
+    if new and not task.artifacts:
+        return None
     stored = {} if before is None else {a.artifact_id: a.parts for a in before.artifacts}
     prune = before is None or any(
         a.artifact_id not in {b.artifact_id for b in task.artifacts} for a in before.artifacts)

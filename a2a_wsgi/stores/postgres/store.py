@@ -176,7 +176,7 @@ class PostgresTaskStore:
             params.update(l_worker=esc(lease.worker_id), l_expires=as_utc(lease.expires_at),
                           l_now=as_utc(lease.now), l_payload=lease.payload)
         before = self._saved.get(task.id, expected_version) if expected_version else None
-        parts = part_params(task, before)
+        parts = part_params(task, before, new=expected_version is None)
         if parts is not None:
             params.update(parts)
         query = self._sql[save_name(expected_version is None, bool(outbox), lease is not None,
