@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/soak.py --requests 20000      # until 20,000 requests
     .venv/bin/python benchmarks/soak.py --minutes 30          # for 30 minutes
     .venv/bin/python benchmarks/soak.py --seconds 60 --json out.json
+    .venv/bin/python benchmarks/soak.py --seconds 120 --tracemalloc DIR  # then memdiff.py DIR
 
 Runs ``a2a serve examples.echo:app --workers 2`` as an operator would: the
 default store (the shared SQLite file, here in a fresh temporary directory)
@@ -69,10 +70,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(port: int, workdir: Path, extra: list[str]) -> subprocess.Popen[bytes]:
-    """``a2a serve`` in its own process group, with a fresh SQLite file."""
+def start_server(port: int, workdir: Path, extra: list[str],
+                 trace: Path | None = None) -> subprocess.Popen[bytes]:
+    """``a2a serve`` in its own process group, with a fresh SQLite file.
+
+    ``trace``: each worker writes tracemalloc snapshots there (``memtrace/sitecustomize.py``).
+    """
     env = dict(os.environ, PYTHONPATH=str(ROOT), A2A_DB=str(workdir / "a2a-tasks.sqlite3"))
     env.pop("A2A_STORE", None)
+    if trace is not None:
+        trace.mkdir(parents=True, exist_ok=True)
+        env.update(PYTHONPATH=f"{ROOT / 'benchmarks' / 'memtrace'}{os.pathsep}{ROOT}",
+                   A2A_SOAK_TRACEMALLOC=str(trace.resolve()))
     argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", "examples.echo:app",
             "--workers", "2", "--bind", f"127.0.0.1:{port}", "--log-level", "warning", *extra]
     log = open(workdir / "server.log", "wb")  # noqa: SIM115  (closed with the process)
@@ -296,6 +305,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, help="write the samples and verdict here")
     parser.add_argument("--serve-arg", action="append", default=[],
                         help="an extra option for a2a serve (e.g. --serve-arg=-kgthread)")
+    parser.add_argument("--tracemalloc", type=Path, metavar="DIR",
+                        help="workers write tracemalloc snapshots to DIR every 20 s "
+                             "(A2A_SOAK_TRACEMALLOC_EVERY); compare them with memdiff.py")
     return parser.parse_args(argv)
 
 
@@ -307,7 +319,7 @@ def run(options: argparse.Namespace) -> int:
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory(prefix="a2a-soak-") as tmp:
         workdir = Path(tmp)
-        server = start_server(port, workdir, options.serve_arg)
+        server = start_server(port, workdir, options.serve_arg, options.tracemalloc)
         try:
             wait_ready(url, server)
             status = soak(options, url, server, seconds)

@@ -119,7 +119,7 @@ def test_a2a_db_upgrade_creates_then_is_idempotent(url: str, schema: str) -> Non
         0, f"schema {schema}: created at version {SCHEMA_VERSION}\n", "")
     tables = sql(url, "SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY 1",
                  (schema,))
-    assert [t for (t,) in tables] == ["a2a_events", "a2a_leases", "a2a_outbox",
+    assert [t for (t,) in tables] == ["a2a_events", "a2a_leases", "a2a_outbox", "a2a_parts",
                                       "a2a_push_configs", "a2a_schema_version",
                                       "a2a_task_messages", "a2a_tasks"]
     store = PostgresTaskStore(url, schema=schema, upgrade=False)
@@ -171,12 +171,13 @@ def test_a_version_1_schema_is_upgraded_to_record_creating_messages(
         url: str, schema: str, stores: list[Any]) -> None:
     upgrade_schema(url, schema=schema)
     sql(url, f'DROP TABLE "{schema}".a2a_task_messages')  # as version 1 left it
+    sql(url, f'DROP TABLE "{schema}".a2a_parts')
     sql(url, f'UPDATE "{schema}".a2a_schema_version SET version = 1')
     stores.append(PostgresTaskStore(url, schema=schema))
-    assert schema_version(url, schema=schema) == SCHEMA_VERSION == 4
+    assert schema_version(url, schema=schema) == SCHEMA_VERSION == 5
     stores[0].save(task(), expected_version=None, message_id="m1", fingerprint=FP)
     assert stores[0].find_by_message("m1", fingerprint=FP) == task()
-    assert upgrade_schema(url, schema=schema) == (4, 4)
+    assert upgrade_schema(url, schema=schema) == (5, 5)
 
 
 #: The message table as schema version 2 made it, before fingerprints ({s}: the schema).
@@ -199,13 +200,14 @@ def test_a_version_2_schema_is_upgraded_and_its_claims_never_match(
     old.close()
     quoted = f'"{schema}"'
     sql(url, f"DROP TABLE {quoted}.a2a_task_messages")  # back to version 2, with a claim
+    sql(url, f"DROP TABLE {quoted}.a2a_parts")
     for statement in _V2_MESSAGES:
         sql(url, statement.replace("{s}", quoted))
     sql(url, f"INSERT INTO {quoted}.a2a_task_messages VALUES (%s, 'm1', 'old')",
         ('["alice", null]',))
     sql(url, f"UPDATE {quoted}.a2a_schema_version SET version = 2")
     assert run_db("upgrade", url, "--schema", schema) == (
-        0, f"schema {schema}: upgraded from version 2 to 4\n", "")
+        0, f"schema {schema}: upgraded from version 2 to 5\n", "")
     assert sql(url, f"SELECT scope, message_id, fingerprint, task_id "
                     f"FROM {quoted}.a2a_task_messages") == [
         ('["alice", null]', "m1", LEGACY_FINGERPRINT, "old")]
@@ -225,7 +227,7 @@ def test_a_version_2_schema_is_upgraded_and_its_claims_never_match(
         sql(url, f"INSERT INTO {quoted}.a2a_task_messages (scope, message_id, task_id) "
                  "VALUES ('x', 'y', 'z')")
     assert run_db("upgrade", url, "--schema", schema) == (
-        0, f"schema {schema}: already at version 4\n", "")
+        0, f"schema {schema}: already at version 5\n", "")
 
 
 def test_a_schema_at_another_version_is_a_clear_error(url: str, schema: str) -> None:

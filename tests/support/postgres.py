@@ -93,7 +93,7 @@ def temporary_schema() -> Iterator[str]:
 
 #: Our tables, emptied between tests that share one schema.
 TABLES = ("a2a_tasks", "a2a_events", "a2a_push_configs", "a2a_leases", "a2a_outbox",
-          "a2a_task_messages")
+          "a2a_task_messages", "a2a_parts")
 
 
 def empty_schema(schema: str) -> None:

@@ -8,7 +8,9 @@ it holds across hosts, not just across threads:
   first, and the caller gets :class:`~a2a_wsgi.stores.base.ConflictError`. The
   events and outbox rows of that save are written by the same statement (one
   round trip, one transaction), numbered from the ``event_seq`` the UPDATE
-  returns, so numbers are gap-free per task;
+  returns, so numbers are gap-free per task; so are the task's new artifact
+  parts (:mod:`.parts`: a part is a row, and an appended chunk inserts only
+  itself);
 * each save with events sends ``NOTIFY`` (delivered on commit) carrying the
   task id; one listener connection per process (:mod:`.listener`) wakes the
   threads in :meth:`PostgresTaskStore.wait_for_events`, which also re-read the
@@ -23,9 +25,9 @@ it holds across hosts, not just across threads:
 The modules: :mod:`.schema` (URLs, tables, :func:`upgrade_schema`, also run by
 ``a2a db upgrade URL``), :mod:`.statements` (the SQL, rendered once per
 store), :mod:`.pool` (the per-process connections, fork-safe),
-:mod:`.listener` (LISTEN/NOTIFY), :mod:`.rows` (values in and out) and
-:mod:`.store` (:class:`PostgresTaskStore`). Tables live in the ``public``
-schema unless ``schema=`` (or ``?schema=`` in the URL) names another.
+:mod:`.listener` (LISTEN/NOTIFY), :mod:`.rows` (values in and out), :mod:`.parts`
+(artifact part rows) and :mod:`.store` (:class:`PostgresTaskStore`). Tables live
+in the ``public`` schema unless ``schema=`` (or ``?schema=`` in the URL) names another.
 
 Connections: a small pool of autocommit connections shared by the threads of
 a process (at most ``max_idle`` kept open when idle), plus the listener once a

@@ -37,7 +37,7 @@ __all__ = [
 DEFAULT_SCHEMA = "public"
 DEFAULT_APPLICATION_NAME = "a2a-wsgi"
 #: The schema version this code reads and writes.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 Conn = psycopg.Connection[Any]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
@@ -121,6 +121,16 @@ _MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     # rows are read as they are and rewritten at their next save. No DDL: the version
     # makes an older library refuse this database instead of misreading new rows.
     (4, ("SELECT 1",)),
+    # Artifact parts in rows of their own (an appended chunk writes only itself); older
+    # bodies keep theirs inline until their next save.
+    (5, (
+        """CREATE TABLE {s}.a2a_parts (
+            task_id text COLLATE "C" NOT NULL,
+            artifact_id text COLLATE "C" NOT NULL,
+            pos bigint NOT NULL,
+            body text NOT NULL,
+            PRIMARY KEY (task_id, artifact_id, pos))""",
+    )),
 )
 assert _MIGRATIONS[-1][0] == SCHEMA_VERSION
 

@@ -10,6 +10,7 @@ statement.
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import product
 from typing import Any
 
 from psycopg import sql
@@ -18,6 +19,7 @@ from psycopg.abc import AdaptContext
 from a2a_core.models import TaskState
 
 from ..base import as_utc
+from .parts import PARTS_CTES, PARTS_OF
 from .rows import esc
 
 __all__ = ["Statements", "list_queries", "render"]
@@ -26,8 +28,13 @@ __all__ = ["Statements", "list_queries", "render"]
 Statements = dict[str, str]
 
 _TEXT: dict[str, str] = {
-    "load": """SELECT body, version, event_seq FROM {s}.a2a_tasks
-        WHERE id = %s AND owner IS NOT DISTINCT FROM %s AND tenant IS NOT DISTINCT FROM %s""",
+    # ``known``: the version this process saved last, whose body and parts it has.
+    "load": """SELECT CASE WHEN t.version = %(known)s::bigint THEN NULL ELSE t.body END,
+            t.version, t.event_seq, p.artifacts, p.bodies
+        FROM {s}.a2a_tasks t """ + PARTS_OF.format(
+            s="{s}", skip="coalesce(t.version = %(known)s::bigint, false)") + """
+        WHERE t.id = %(id)s AND t.owner IS NOT DISTINCT FROM %(owner)s
+          AND t.tenant IS NOT DISTINCT FROM %(tenant)s""",
     "notify": "SELECT pg_notify(%s, %s)",
     "finished": "SELECT id, state FROM {s}.a2a_tasks WHERE id = ANY(%s) AND terminal",
     "context_taken": """SELECT 1 FROM {s}.a2a_tasks WHERE context_id = %s
@@ -83,12 +90,14 @@ _TEXT: dict[str, str] = {
         RETURNING 1""",
     "renew": """UPDATE {s}.a2a_leases SET expires_at = %s
         WHERE worker_id = %s AND task_id = ANY(%s) RETURNING task_id""",
-    "by_message": """SELECT t.body FROM {s}.a2a_task_messages m
-        JOIN {s}.a2a_tasks t ON t.id = m.task_id
+    "by_message": """SELECT t.body, p.artifacts, p.bodies FROM {s}.a2a_task_messages m
+        JOIN {s}.a2a_tasks t ON t.id = m.task_id """ + PARTS_OF.format(s="{s}", skip="false") + """
         WHERE m.scope = %s AND m.message_id = %s AND m.fingerprint = %s
           AND t.owner IS NOT DISTINCT FROM %s AND t.tenant IS NOT DISTINCT FROM %s""",
     "message_task": """SELECT task_id FROM {s}.a2a_task_messages
         WHERE scope = %s AND message_id = %s AND fingerprint = %s""",
+    "parts": """SELECT task_id, artifact_id, body FROM {s}.a2a_parts
+        WHERE task_id = ANY(%s) ORDER BY task_id, artifact_id, pos""",
     "lease": """SELECT task_id, worker_id, expires_at, attempts, owner, tenant, payload
         FROM {s}.a2a_leases WHERE task_id = %s""",
     "release": "DELETE FROM {s}.a2a_leases WHERE task_id = %s AND worker_id = %s",
@@ -105,6 +114,8 @@ _TEXT: dict[str, str] = {
             DELETE FROM {s}.a2a_leases x USING doomed WHERE x.task_id = doomed.id
         ), outbox AS (
             DELETE FROM {s}.a2a_outbox x USING doomed WHERE x.task_id = doomed.id
+        ), parts AS (
+            DELETE FROM {s}.a2a_parts x USING doomed WHERE x.task_id = doomed.id
         ), messages AS (
             DELETE FROM {s}.a2a_task_messages x USING doomed WHERE x.task_id = doomed.id
         )
@@ -131,7 +142,7 @@ _WRITES = {
           AND owner IS NOT DISTINCT FROM %(owner)s AND tenant IS NOT DISTINCT FROM %(tenant)s
         RETURNING version, event_seq, event_floor""",
 }
-_SAVE = """WITH t AS ({write}),{claimed}{leased}
+_SAVE = """WITH t AS ({write}),{claimed}{leased}{parts}
         appended AS (
             INSERT INTO {s}.a2a_events (task_id, seq, body)
             SELECT %(id)s, t.event_seq - %(n)s + x.ord, x.body
@@ -178,11 +189,11 @@ _QUEUED = """ queued AS (
         ),"""
 
 
-def save_name(new: bool, outbox: bool, leased: bool = False) -> str:
+def save_name(new: bool, outbox: bool, leased: bool = False, parts: bool = False) -> str:
     """The name of the save statement for a new/existing task, with/without outbox rows,
-    with/without taking the task's lease."""
+    with/without taking the task's lease, with/without writing part rows."""
     return (("save_new" if new else "save") + ("_outbox" if outbox else "")
-            + ("_leased" if leased else ""))
+            + ("_leased" if leased else "") + ("_parts" if parts else ""))
 
 
 def render(schema: str, context: AdaptContext | None) -> Statements:
@@ -191,12 +202,13 @@ def render(schema: str, context: AdaptContext | None) -> Statements:
     texts = {name: text.replace("{s}", quoted) for name, text in _TEXT.items()}
     for new, write in ((True, "create"), (False, "update")):
         for outbox in (False, True):
-            for leased in (False, True):
+            for leased, parts in product((False, True), repeat=2):
                 text = _SAVE.replace("{write}", _WRITES[write])
                 text = text.replace("{claimed}", _CLAIMED if new else "")
                 text = text.replace("{leased}", _LEASED if leased else "")
+                text = text.replace("{parts}", PARTS_CTES if parts else "")
                 text = text.replace("{queued}", _QUEUED if outbox else "")
-                texts[save_name(new, outbox, leased)] = text.replace("{s}", quoted)
+                texts[save_name(new, outbox, leased, parts)] = text.replace("{s}", quoted)
     texts["tasks_table"] = f"{quoted}.a2a_tasks"
     return texts
 
@@ -230,5 +242,6 @@ def list_queries(statements: Statements, owner: str | None, tenant: str | None,
     if after is not None:
         page_where += " AND (status_at, id) < (%s::timestamptz, %s::text)"
         page_params += [as_utc(after[0]), esc(after[1])]
-    page = f"SELECT body FROM {table} WHERE {page_where} ORDER BY status_at DESC, id DESC LIMIT %s"
+    page = (f"SELECT body, id FROM {table} WHERE {page_where} "
+            "ORDER BY status_at DESC, id DESC LIMIT %s")
     return count, params, page, page_params

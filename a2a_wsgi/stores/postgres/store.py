@@ -33,8 +33,10 @@ from ..base import (
     message_claim,
     sort_key,
 )
+from ..parts import SavedTasks, attach_parts, without_parts
 from . import rows
 from .listener import Listener
+from .parts import part_params, parts_from, parts_rows
 from .pool import Pool
 from .rows import esc, unesc
 from .schema import (
@@ -100,6 +102,7 @@ class PostgresTaskStore:
         self._pool.on_fork(self._forget_listener)
         self._lock = threading.Lock()
         self._listener: Listener | None = None
+        self._saved = SavedTasks()
         try:
             with self._pool.connection(statements=None) as conn:
                 if upgrade:
@@ -133,11 +136,21 @@ class PostgresTaskStore:
 
     def load(self, task_id: str, *, owner: str | None = None,
              tenant: str | None = None) -> StoredTask | None:
-        found = self._pool.read(self._sql["load"], (esc(task_id), esc(owner), esc(tenant)))
-        if not found:
-            return None
-        body, version, event_seq = found[0]
-        return StoredTask(codec.load_task(body), int(version), int(event_seq))
+        known = self._saved.version_of(task_id)
+        for _ in (1, 2):
+            found = self._pool.read(self._sql["load"], {
+                "id": esc(task_id), "owner": esc(owner), "tenant": esc(tenant), "known": known})
+            if not found:
+                return None
+            body, version, event_seq, artifacts, bodies = found[0]
+            if body is not None:
+                task = attach_parts(codec.load_task(body), parts_from(artifacts, bodies))
+                return StoredTask(task, int(version), int(event_seq))
+            saved = self._saved.get(task_id, int(version))
+            if saved is not None:  # the version this process saved last: not read again
+                return StoredTask(saved, int(version), int(event_seq))
+            known = None  # another thread of this process saved since: read it all
+        raise AssertionError("unreachable")
 
     def save(self, task: Task, *, expected_version: int | None, owner: str | None = None,
              tenant: str | None = None, events: Sequence[StreamEvent] = (),
@@ -148,7 +161,8 @@ class PostgresTaskStore:
         params: dict[str, Any] = {
             "id": esc(task.id), "owner": esc(owner), "tenant": esc(tenant),
             "context": esc(task.context_id), "state": state.value,
-            "terminal": state.is_terminal, "at": sort_key(task)[0], "body": codec.dump_task(task),
+            "terminal": state.is_terminal, "at": sort_key(task)[0],
+            "body": codec.dump_task(without_parts(task)),
             "expected": expected_version, "n": len(events), "max": self._max_events,
             "events": [codec.dump_event(event) for event in events], "channel": self.channel,
         }
@@ -161,7 +175,12 @@ class PostgresTaskStore:
         if lease is not None:
             params.update(l_worker=esc(lease.worker_id), l_expires=as_utc(lease.expires_at),
                           l_now=as_utc(lease.now), l_payload=lease.payload)
-        query = self._sql[save_name(expected_version is None, bool(outbox), lease is not None)]
+        before = self._saved.get(task.id, expected_version) if expected_version else None
+        parts = part_params(task, before, new=expected_version is None)
+        if parts is not None:
+            params.update(parts)
+        query = self._sql[save_name(expected_version is None, bool(outbox), lease is not None,
+                                    parts is not None)]
         try:
             written = self._pool.write(query, params)
         except psycopg.errors.UniqueViolation:
@@ -175,14 +194,19 @@ class PostgresTaskStore:
         if not written:
             raise ConflictError(f"task {task.id!r} is not at version {expected_version} "
                                 "for this owner (or already exists)")
-        return int(written[0][0])
+        version = int(written[0][0])
+        self._saved.put(task, version)  # committed: the next append starts from it
+        return version
 
     def find_by_message(self, message_id: str, *, fingerprint: str, owner: str | None = None,
                         tenant: str | None = None) -> Task | None:
         found = self._pool.read(self._sql["by_message"], (
             json.dumps([owner, tenant]), esc(message_id), esc(fingerprint), esc(owner),
             esc(tenant)))
-        return codec.load_task(found[0][0]) if found else None
+        if not found:
+            return None
+        body, artifacts, bodies = found[0]
+        return attach_parts(codec.load_task(body), parts_from(artifacts, bodies))
 
     def list(self, *, owner: str | None = None, tenant: str | None = None,
              context_id: str | None = None, status: TaskState | None = None,
@@ -190,13 +214,17 @@ class PostgresTaskStore:
              limit: int | None = None) -> Page:
         count, params, page, page_params = list_queries(
             self._sql, owner, tenant, context_id, status, status_timestamp_after, after)
-        with self._pool.connection(statements=2) as conn, conn.transaction():
-            # One snapshot for the page and the count.
+        with self._pool.connection(statements=3) as conn, conn.transaction():
+            # One snapshot for the page, its parts and the count.
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             total_row = conn.execute(count, params).fetchone()
-            bodies = conn.execute(page, [*page_params, limit]).fetchall()
+            found = conn.execute(page, [*page_params, limit]).fetchall()
+            tasks = [codec.load_task(body) for body, _ in found]
+            ids = [task_id for (_, task_id), task in zip(found, tasks, strict=True)
+                   if task.artifacts]
+            parts = parts_rows(conn.execute(self._sql["parts"], (ids,)).fetchall()) if ids else {}
         total = int(total_row[0]) if total_row is not None else 0
-        return [codec.load_task(body) for (body,) in bodies], total
+        return [attach_parts(task, parts.get(task.id, {})) for task in tasks], total
 
     def context_taken(self, context_id: str, *, owner: str | None = None,
                       tenant: str | None = None) -> bool:
@@ -328,7 +356,9 @@ class PostgresTaskStore:
     # -- retention ---------------------------------------------------------------------
 
     def purge(self, older_than: datetime, *, limit: int | None = None) -> int:
-        return len(self._pool.write(self._sql["purge"], (as_utc(older_than), limit)))
+        purged = self._pool.write(self._sql["purge"], (as_utc(older_than), limit))
+        self._saved.forget(unesc(task_id) for (task_id,) in purged)
+        return len(purged)
 
 
 def _connect(conninfo: str, connect_timeout: float, application_name: str,

@@ -41,9 +41,10 @@ from ..codec import (
     load_event,
     load_task,
 )
+from ..parts import SavedTasks, attach_parts, without_parts
 from .connections import SQLiteBase
 from .leases import SQLiteLeases, take_lease
-from .parts import SavedTasks, attach_parts, read_parts, without_parts, write_parts
+from .parts import read_parts, write_parts
 from .push import SQLitePush
 from .schema import SCHEMA_VERSION, migrate
 
