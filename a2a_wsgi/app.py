@@ -117,7 +117,11 @@ class A2AApp:
         as the gunicorn worker count says, else no).
         """
         assembly = self._assembled(_in_many_processes() if multiprocess is None else multiprocess)
-        _run_in_background(assembly)
+        if assembly.deliverer is not None:
+            assembly.deliverer.ensure_started()  # a backlog left by a restart goes out now
+        # Expired leases (tasks of a worker that died, running or still queued) are
+        # reclaimed from now on, without waiting for a request to start a run.
+        assembly.runtime.start_keeper()
         return self
 
     def _assembled(self, multiprocess: bool) -> Assembly:
@@ -186,7 +190,9 @@ class A2AApp:
             message = str(MemoryStoreInManyProcessesError())
             log.error("%s", message)
             return plain(500, message, start_response)
-        _run_in_background(assembly)  # in each forked worker (an app preloaded in the master)
+        if assembly.deliverer is not None:
+            assembly.deliverer.ensure_started()  # in each forked worker
+        assembly.runtime.start_keeper()  # likewise (an app preloaded in the gunicorn master)
         if environ.get("PATH_INFO") == JWKS_PATH:
             keys = self._jwks(assembly)
             if keys is not None:
@@ -265,18 +271,6 @@ class A2AApp:
         if assembly.deliverer is not None:
             assembly.deliverer.stop()
         assembly.runtime.close()
-
-
-def _run_in_background(assembly: Assembly) -> None:
-    """This process's background work, started unless it runs here already (cheap then).
-
-    The push deliverer sends a backlog a restart left; the lease keeper reclaims
-    expired leases (tasks of a worker that died, running or still queued) without
-    waiting for a request to start a run.
-    """
-    if assembly.deliverer is not None:
-        assembly.deliverer.ensure_started()
-    assembly.runtime.start_keeper()
 
 
 def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
