@@ -142,13 +142,15 @@ class AgentRunner:
         return self.register(run)
 
     def rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
-        """Run a lost worker's task again, from its last user message (the keeper's hook)."""
+        """Run a lost worker's task again, from its last user message (the keeper's hook,
+        called holding the task's lease)."""
         task = stored.task
         users = [m for m in task.history if m.role is Role.USER]
         message = users[-1] if users else task.history[-1]
         run = self.register(Run(task_id=task.id, context_id=task.context_id, scope=scope,
                                 message=message, history=tuple(task.history), is_new=False,
                                 call=call, push=None, snapshot=stored))
+        run.leased = True  # the reaper took the lease: renew it while the run waits in the pool
         self.submit(run)
 
     def create_submitted(self, run: Run) -> Task:

@@ -1,7 +1,7 @@
 """Task generations (the dev-1.1 preview) counted across processes that share a store.
 
-Real gunicorn: 4 workers on one SQLite file, and 2 separate instances ("hosts") of 2
-workers on one PostgreSQL schema. Every call opens a new connection, so the changes
+Real gunicorn: 2 instances ("hosts") of 2 workers each, on one SQLite file and on one
+PostgreSQL schema. Every call opens a new connection, so the changes
 of one task are written by different processes; the generation must still grow by
 exactly one per change, and a long-poll held by one process must be answered when
 another one changes the task. The same module is the gunicorn app: in the workers
@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,17 +47,34 @@ app = (tagged_app(TurnsAgent(), os.environ["A2A_TEST_GEN_STORE"],
 pytestmark = pytest.mark.slow
 
 
+@contextmanager
+def _two_instances(store: str, logs: Path, worker_class: str = "gthread") -> Iterator[list[str]]:
+    """2 gunicorn instances ("A" and "B") of 2 workers each on one store: their URLs.
+
+    Two instances, not one of 4 workers, because which of one master's workers accepts
+    a connection is the kernel's choice (a busy gevent worker may take them all)."""
+    started: list[ServerProcess] = []
+    try:
+        for name in ("A", "B"):
+            started.append(start_gunicorn(
+                "test_generations_workers:app", log_path=logs / f"gunicorn-{name}.log",
+                env={"A2A_TEST_GEN_STORE": store, "A2A_TEST_INSTANCE": name},
+                workers=2, pythonpath=APP_PATH, worker_class=worker_class))
+        for instance in started:
+            instance.wait_ready()
+        yield [s.url for s in started]
+    finally:
+        for instance in started:
+            instance.stop()
+
+
 @pytest.fixture(scope="module", params=WORKER_CLASSES)
 def sqlite_workers(request: pytest.FixtureRequest,
                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
     """4 workers on one file, under each worker model (a hold must yield under gevent)."""
-    db = tmp_path_factory.mktemp("generations") / "tasks.sqlite3"
-    with start_gunicorn("test_generations_workers:app", log_path=db.parent / "gunicorn.log",
-                        env={"A2A_TEST_GEN_STORE": f"sqlite:///{db}", "A2A_TEST_INSTANCE": "A"},
-                        workers=4, pythonpath=APP_PATH,
-                        worker_class=request.param) as gunicorn:
-        gunicorn.wait_ready()
-        yield [gunicorn.url]
+    logs = tmp_path_factory.mktemp("generations")
+    with _two_instances(f"sqlite:///{logs / 'tasks.sqlite3'}", logs, request.param) as urls:
+        yield urls
 
 
 @pytest.fixture(scope="module")
@@ -66,21 +85,12 @@ def postgres_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[st
 
     postgres_url()  # skip (fail in CI) without the service
     schema = unique_schema()
-    logs = tmp_path_factory.mktemp("generations-hosts")
-    started: list[ServerProcess] = []
     try:
         upgrade_schema(postgres_url(), schema=schema)
-        for name in ("A", "B"):
-            started.append(start_gunicorn(
-                "test_generations_workers:app", log_path=logs / f"gunicorn-{name}.log",
-                env={"A2A_TEST_GEN_STORE": schema_url(schema), "A2A_TEST_INSTANCE": name},
-                pythonpath=APP_PATH, workers=2))
-        for instance in started:
-            instance.wait_ready()
-        yield [s.url for s in started]
+        with _two_instances(schema_url(schema),
+                            tmp_path_factory.mktemp("generations-hosts")) as urls:
+            yield urls
     finally:
-        for instance in started:
-            instance.stop()
         drop_schema(schema)
 
 

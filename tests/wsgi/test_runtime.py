@@ -959,6 +959,30 @@ def test_an_agent_that_allows_it_is_rerun_after_worker_loss(workers: Any) -> Non
     assert done.artifacts[0].parts[0].text == "rerun of hi" and seen == [1]
 
 
+def test_a_rerun_waiting_for_an_agent_thread_keeps_its_lease(workers: Any) -> None:
+    """The reaper's lease on a re-run is renewed while the run waits in the pool: no
+    reaper (another worker's, or this one's) takes the task over again meanwhile."""
+    gate, runs = threading.Event(), []
+
+    def handler(msg: Message, c: AgentContext) -> Any:
+        runs.append(c.task_id)
+        assert gate.wait(WAIT)
+        return reply("rerun")
+
+    a, b = workers(handler, max_workers=1)
+    b.agent.rerun_on_worker_loss = True  # type: ignore[attr-defined]
+    first, second = _orphan(a.store, "tsk-orphan-1"), _orphan(a.store, "tsk-orphan-2")
+    assert b.reap() == 2  # one runs (held at the gate), the other waits for the thread
+    b.start_keeper()
+    threading.Event().wait(0.6 * 3)  # three lease lengths
+    assert a.reap() == 0, "another worker took over a re-run that was waiting"
+    gate.set()
+    for task in (first, second):
+        assert wait_for_state(a, task.id, S.COMPLETED).artifacts[0].parts[0].text == "rerun"
+    b.close(wait=True)
+    assert sorted(runs) == [first.id, second.id], "a waiting re-run was reaped and run again"
+
+
 def test_a_push_planner_queues_entries_with_their_events(make: Any, tmp_path: Any) -> None:
     from a2a_wsgi.stores import OutboxEntry, SQLiteTaskStore
 
