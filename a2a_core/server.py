@@ -37,6 +37,7 @@ from .models import AgentCard
 from .operations import Operations
 from .rest import RestBinding
 from .service import A2AService
+from .signing import CardSigner
 from .versioning import SUPPORTED_VERSIONS, V1_0, normalize_version
 from .wire._common import MAX_PARTS
 
@@ -82,6 +83,7 @@ class Dispatcher:
         max_json_depth: int = 64,
         max_parts: int = DEFAULT_MAX_PARTS,
         stream_admission: StreamAdmission | None = None,
+        card_signer: CardSigner | None = None,
     ) -> None:
         self.service = service
         self.base_url = base_url
@@ -103,6 +105,7 @@ class Dispatcher:
             bindings=bindings,
             versions=self.versions,
             extensions=self.extensions,
+            signer=card_signer,
         )
         self.operations = Operations(
             service,

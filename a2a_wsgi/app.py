@@ -9,10 +9,11 @@ writes the :class:`~a2a_core.http.HttpResponse` back (:mod:`a2a_wsgi.wsgi_io`).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl
 
 from a2a_core.http import HttpRequest, HttpResponse
@@ -22,18 +23,26 @@ from a2a_core.server import DEFAULT_AGENT_CARD_PATH, Dispatcher
 from a2a_core.signing import CardSigner
 
 from .admission import StreamPlaces
+from .agent import Agent
 from .assembly import Assembly, assemble
-from .auth.wsgi import as_policy, check_distinct_kids, served_jwks
+from .auth.wsgi import AuthOption, as_policy, check_distinct_kids, served_jwks
 from .card_hits import CardHits
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
+from .process import ServerInfo, announced, register
 from .public_url import UntrustedHostError, request_base_url
 from .push import JWKS_PATH, PushDeliverer, PushSettings
 from .runtime import Runtime
-from .serve import gunicorn_worker_config, gunicorn_worker_count, hook_gunicorn_worker
-from .settings import AppSettings
+from .settings import (
+    AppSettings,
+    CardSettings,
+    LimitSettings,
+    ProtocolSettings,
+    RuntimeSettings,
+    StreamSettings,
+)
 from .stalled_writes import StalledWrites
-from .store_choice import MemoryStoreInManyProcessesError
+from .store_choice import MemoryStoreInManyProcessesError, StoreSpec
 from .telemetry import call_record, observe
 from .wsgi_io import (
     StartResponse,
@@ -46,11 +55,6 @@ from .wsgi_io import (
     respond,
 )
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from .settings import AppOptions
-
 __all__ = ["A2AApp", "DEFAULT_CARD_PATH"]
 
 log = logging.getLogger("a2a_wsgi.app")
@@ -61,24 +65,47 @@ DEFAULT_CARD_PATH = DEFAULT_AGENT_CARD_PATH
 class A2AApp:
     """A WSGI application serving one agent over JSON-RPC and HTTP+JSON (0.3 and 1.0), and SSE.
 
-    Configure it with the flat options (``A2AApp(agent, base_url=..., store=...,
-    push=True)``; :class:`~a2a_wsgi.settings.AppOptions` lists them) or with one
-    :class:`~a2a_wsgi.settings.AppSettings` value (``A2AApp(agent, settings)``;
-    options given too replace its fields). ``docs/serving.md`` explains each.
+    What a newcomer needs are keywords: ``base_url`` (the public URL the card
+    advertises; None: the request's, for a trusted Host), ``store`` (a
+    TaskStore or a URL; None: ``$A2A_STORE``, else memory or SQLite), ``auth``
+    (authenticators or an AuthPolicy), ``push`` (a PushSettings, or True for the
+    defaults: webhook delivery) and ``inspector`` (the inspector page at
+    ``<mount>/inspector``). Everything else is one settings group each,
+    ``card=CardSettings(...)``, ``protocol=``, ``limits=``, ``streams=``,
+    ``runtime=`` (:mod:`a2a_wsgi.settings`; None: the group's defaults;
+    ``docs/serving.md`` explains each). ``app.settings`` holds all of it.
 
     Creating one starts nothing and opens nothing: the runtime, its store and
-    the push worker are assembled at the first request, or at :meth:`start`
-    (``serve()`` and a gunicorn worker call it), when the server says whether
-    it runs several processes.
+    the push worker are assembled at :meth:`start` (``serve()`` and the gunicorn
+    hook call it, :mod:`a2a_wsgi.process`) or at the first request, whose
+    ``wsgi.multiprocess`` says whether other processes serve the app.
     """
 
-    def __init__(self, agent: Any, settings: AppSettings | None = None, /,
-                 **options: Unpack[AppOptions]) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        base_url: str | None = None,
+        store: StoreSpec | None = None,
+        auth: AuthOption = None,
+        push: PushSettings | bool | None = None,
+        inspector: bool = False,
+        card: CardSettings | None = None,
+        protocol: ProtocolSettings | None = None,
+        limits: LimitSettings | None = None,
+        streams: StreamSettings | None = None,
+        runtime: RuntimeSettings | None = None,
+    ) -> None:
         self.agent = agent
-        self.settings = AppSettings.from_options(settings, **options)
+        self.settings = AppSettings(
+            base_url=base_url, store=store, auth=auth,
+            push=PushSettings() if push is True else push or None, inspector=inspector,
+            card=card or CardSettings(), protocol=protocol or ProtocolSettings(),
+            limits=limits or LimitSettings(), streams=streams or StreamSettings(),
+            runtime=runtime or RuntimeSettings())
         #: The public URL the card advertises (None: the request's); may be set later.
-        self.base_url = self.settings.card.base_url
-        as_policy(self.settings.auth)  # a wrong kind of auth option is refused now, not later
+        self.base_url = base_url
+        as_policy(auth)  # a wrong kind of auth option is refused now, not later
         push_signer = self.push.signer if self.push is not None else None
         keys = self.settings.card.signing_keys
         check_distinct_kids(CardSigner(keys) if keys else None,
@@ -88,19 +115,14 @@ class A2AApp:
         self._stalled = StalledWrites(self.settings.streams.stalled_write_timeout)
         #: Card answers already served (None until the first card GET is answered).
         self._card_hits: CardHits | None = None
-        hook_gunicorn_worker()  # in a gunicorn worker: SIGTERM ends open streams cleanly
-        if gunicorn_worker_config() is not None:
-            # Created in a gunicorn worker: this process serves now, so assemble at boot
-            # (push deliveries resume without waiting for a request; a named in-memory
-            # store for several workers refuses to boot).
-            self.start()
+        register(self)  # started when a gunicorn worker announces itself (a2a_wsgi.process)
 
     @property
     def push(self) -> PushSettings | None:
         return self.settings.push
 
     @property
-    def store(self) -> Any:
+    def store(self) -> StoreSpec | None:
         """The store as named (a TaskStore, a URL or None); ``runtime.store`` is the open one."""
         return self.settings.store
 
@@ -114,9 +136,12 @@ class A2AApp:
         """Assemble the app now rather than at the first request (idempotent).
 
         ``multiprocess`` says whether other processes serve the same app (None:
-        as the gunicorn worker count says, else no).
+        as the server announced, :mod:`a2a_wsgi.process`, else no).
         """
-        assembly = self._assembled(_in_many_processes() if multiprocess is None else multiprocess)
+        server = _server()
+        if multiprocess is not None:
+            server = dataclasses.replace(server, multiprocess=multiprocess)
+        assembly = self._assembled(server)
         if assembly.deliverer is not None:
             assembly.deliverer.ensure_started()  # a backlog left by a restart goes out now
         # Expired leases (tasks of a worker that died, running or still queued) are
@@ -124,19 +149,19 @@ class A2AApp:
         assembly.runtime.start_keeper()
         return self
 
-    def _assembled(self, multiprocess: bool) -> Assembly:
+    def _assembled(self, server: ServerInfo) -> Assembly:
         assembly = self._assembly
         if assembly is not None:
             return assembly
         with self._lock:
             if self._assembly is None:
-                self._assembly = assemble(self.agent, self.settings, multiprocess=multiprocess,
+                self._assembly = assemble(self.agent, self.settings, server=server,
                                           wake_deliverer=self._wake_deliverer)
             return self._assembly
 
     def _current(self) -> Assembly:
         assembly = self._assembly
-        return assembly if assembly is not None else self._assembled(_in_many_processes())
+        return assembly if assembly is not None else self._assembled(_server())
 
     @property
     def runtime(self) -> Runtime:
@@ -182,7 +207,7 @@ class A2AApp:
             if page is not None:
                 return page
         try:
-            assembly = self._assembled(bool(environ.get("wsgi.multiprocess")))
+            assembly = self._assembled(_server(environ))
         except MemoryStoreInManyProcessesError as exc:
             log.error("%s", exc)
             return plain(500, str(exc), start_response)
@@ -300,6 +325,10 @@ def _inspector_page(environ: dict[str, Any],
     return inspector_response(environ, start_response)
 
 
-def _in_many_processes() -> bool:
-    """What is known without a request: several gunicorn workers, or not."""
-    return (gunicorn_worker_count() or 1) > 1
+def _server(environ: Mapping[str, Any] | None = None) -> ServerInfo:
+    """This process as its server described it: what it announced (:mod:`.process`),
+    and, for a request, whether WSGI says other processes serve the app."""
+    server = announced() or ServerInfo()
+    if environ is not None and environ.get("wsgi.multiprocess"):
+        server = dataclasses.replace(server, multiprocess=True)
+    return server

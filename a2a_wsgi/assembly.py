@@ -15,14 +15,16 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Protocol
 
 from a2a_core.generations import GenerationsExtension
 from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.server import Dispatcher
 from a2a_core.signing import CardSigner
 
-from .admission import StreamPlaces, default_stream_limit
+from .admission import StreamPlaces
+from .agent import Agent
+from .auth.base import AuthPolicy
 from .auth.wsgi import (
     RequestGuard,
     as_policy,
@@ -31,11 +33,10 @@ from .auth.wsgi import (
     protected_extended_card,
 )
 from .card_schema import check_served_card
-from .concurrency import default_agent_workers
+from .process import ServerInfo
 from .public_url import normalize_hosts
-from .push import PushDeliverer, PushPlanner
+from .push import PushDeliverer
 from .runtime import Runtime
-from .serve import gunicorn_worker_config
 from .settings import AppSettings
 from .store_choice import choose_store
 from .stores import open_store
@@ -65,22 +66,29 @@ class Assembly:
     card_signer: CardSigner | None
 
 
-def assemble(agent: Any, settings: AppSettings, *, multiprocess: bool,
+def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
              wake_deliverer: Callable[[], None]) -> Assembly:
-    """The server for ``settings``; ``multiprocess``: other processes serve it too."""
-    spec = choose_store(settings.store, multiprocess=multiprocess)
+    """The server for ``settings`` in a process ``server`` describes."""
+    spec = choose_store(settings.store, multiprocess=server.multiprocess)
     policy = as_policy(settings.auth)
-    options = _runtime_options(settings, policy, wake_deliverer)
-    overrides = settings.card.overrides
-    runtime = Runtime(agent, store=open_store(spec), **options,
-                      card_overrides=lambda card: declared(_apply_card_opts(card, overrides),
-                                                           policy))
+    card, protocol, limits = settings.card, settings.protocol, settings.limits
+    extended_card = protected_extended_card(card.extended_card, policy)
+    runtime = Runtime(
+        agent,
+        dataclasses.replace(settings.runtime,
+                            owner_key=settings.runtime.owner_key or principal_owner),
+        store=open_store(spec),
+        streams=settings.streams,
+        push=settings.push,
+        on_outbox=wake_deliverer if settings.push is not None else None,
+        extended_card=extended_card,
+        card_overrides=lambda agent_card: _served_card(agent_card, card.overrides, policy),
+        generations=protocol.preview_generations,
+    )
     deliverer = PushDeliverer(runtime.store, settings.push) if settings.push else None
-    limits, protocol, card = settings.limits, settings.protocol, settings.card
-    limit = limits.max_streams
-    if limit is None:
-        limit = default_stream_limit(gunicorn_worker_config())
+    limit = limits.max_streams if limits.max_streams is not None else server.stream_limit
     streams = StreamPlaces(limit)
+    signer = CardSigner(card.signing_keys) if card.signing_keys else None
     dispatcher = Dispatcher(
         runtime,
         stream_admission=streams,
@@ -96,56 +104,37 @@ def assemble(agent: Any, settings: AppSettings, *, multiprocess: bool,
         max_json_depth=limits.max_json_depth,
         max_parts=limits.max_parts,
         last_modified=card.last_modified or datetime.now(timezone.utc),
+        card_signer=signer,  # the public variants and the extended card alike
     )
-    signer = CardSigner(card.signing_keys) if card.signing_keys else None
-    dispatcher.card.signer = signer  # the public variants and the extended card alike
-    check_served_card(dispatcher.card, card.base_url)  # a card off the schema never serves
+    check_served_card(dispatcher.card, settings.base_url)  # a card off the schema never serves
     guard = None if policy is None else RequestGuard.for_dispatcher(
-        policy, dispatcher, extended_card=options["extended_card"] is not None)
-    guessed = spec == "memory" and settings.store is None and not multiprocess
+        policy, dispatcher, extended_card=extended_card is not None)
+    guessed = spec == "memory" and settings.store is None and not server.multiprocess
     return Assembly(runtime, dispatcher, runtime.agent_card(), deliverer, streams,
                     normalize_hosts(card.trusted_hosts), guessed, guard, signer)
 
 
-def _runtime_options(settings: AppSettings, policy: Any,
-                     wake_deliverer: Callable[[], None]) -> dict[str, Any]:
-    """What the runtime is built with: derived from the settings, then runtime.options."""
-    push = settings.push
-    options: dict[str, Any] = {
-        "owner_key": principal_owner,
-        "push_enabled": push is not None or _declares_push(settings.card.overrides),
-        "on_transition": settings.runtime.on_transition,
-        "resubscribe_timeout": settings.streams.resubscribe_timeout,
-        "heartbeat_interval": settings.streams.heartbeat_interval,
-        "extended_card": settings.card.extended_card,
-        "generations": settings.protocol.preview_generations,
-    }
-    if push is not None:
-        options.update(push_settings=push,
-                       push_planner=PushPlanner(default_version=push.default_version),
-                       on_outbox=wake_deliverer)
-    options.update(settings.runtime.options)  # the deployment's own win (a push_planner, say)
-    options["extended_card"] = protected_extended_card(options.get("extended_card"), policy)
-    options["max_workers"] = (options.get("max_workers") or settings.runtime.max_workers
-                              or default_agent_workers())  # known once gevent patched
-    return options
+def _served_card(card: AgentCard, overrides: Mapping[str, object] | None,
+                 policy: AuthPolicy | None) -> AgentCard:
+    """The runtime's card with the deployment's overrides and the auth policy's schemes."""
+    return declared(_apply_card_opts(card, overrides), policy)
 
 
-def _declares_push(opts: Mapping[str, Any] | None) -> bool:
-    """Push is declared when delivery is on, or when the card overrides declare it."""
-    caps = (opts or {}).get("capabilities")
-    if isinstance(caps, AgentCapabilities):
-        return bool(caps.push_notifications)
-    return bool(caps.get("push_notifications")) if isinstance(caps, Mapping) else False
-
-
-def _apply_card_opts(card: AgentCard, opts: Mapping[str, Any] | None) -> AgentCard:
+def _apply_card_opts(card: AgentCard, opts: Mapping[str, object] | None) -> AgentCard:
     """The runtime's card (capabilities it implements) with the deployment's overrides on top."""
     caps = card.capabilities
     overrides = dict(opts or {})
     given = overrides.pop("capabilities", None)
     if isinstance(given, AgentCapabilities):
         caps = given
-    elif given is not None:
+    elif isinstance(given, Mapping):
         caps = dataclasses.replace(caps, **given)
-    return dataclasses.replace(card, capabilities=caps, **overrides)
+    elif given is not None:
+        raise TypeError("CardSettings.overrides['capabilities'] is an AgentCapabilities "
+                        f"or a mapping, not {type(given).__name__}")
+    replace_fields: _ReplaceCard = dataclasses.replace  # the names: checked by CardSettings
+    return replace_fields(card, capabilities=caps, **overrides)
+
+
+class _ReplaceCard(Protocol):
+    def __call__(self, card: AgentCard, /, **changes: object) -> AgentCard: ...

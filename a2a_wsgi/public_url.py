@@ -36,7 +36,8 @@ class UntrustedHostError(RuntimeError):
         super().__init__(
             f"{what} for the agent card's URL: give the public URL as base_url=... "
             "(or $A2A_BASE_URL in the examples), per request with "
-            "a2a_wsgi.put_base_url(environ, url), or list the host in trusted_hosts=[...] "
+            "a2a_wsgi.put_base_url(environ, url), or list the host in "
+            "CardSettings(trusted_hosts=(...)) "
             "(or $A2A_TRUSTED_HOSTS)"
         )
         self.host = host

@@ -8,10 +8,10 @@ On SIGTERM a gunicorn worker stops accepting and waits ``graceful_timeout``
 for open requests; SSE streams would only carry heartbeats until they are cut.
 :func:`stop_streams_on_sigterm` chains a SIGTERM handler that first ends every
 open stream cleanly (the client sees the end of the response and resumes with
-``Last-Event-ID``). An :class:`~a2a_wsgi.app.A2AApp` created in a gunicorn
-worker installs it itself; with ``preload_app`` the app is created in the
-master, so add :func:`gunicorn_post_worker_init` to the gunicorn config
-(:func:`run_gunicorn` and ``a2a serve`` do).
+``Last-Event-ID``). :func:`gunicorn_post_worker_init` installs it in each
+worker and tells the worker's apps what the worker is (:mod:`a2a_wsgi.process`);
+:func:`run_gunicorn` and ``a2a serve`` add it to gunicorn's config, and
+``gunicorn -c python:a2a_wsgi.gunicorn_config app:app`` does for plain gunicorn.
 """
 
 from __future__ import annotations
@@ -28,8 +28,11 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from .admission import default_stream_limit
 from .concurrency import cooperative
+from .process import ServerInfo, announce
 from .runtime._service import stop_all_streams
+from .store_choice import MemoryStoreInManyProcessesError
 from .stores.base import StoreOpenError
 
 __all__ = [
@@ -44,9 +47,6 @@ __all__ = [
     "run_gunicorn",
     "gunicorn_post_worker_init",
     "stop_streams_on_sigterm",
-    "hook_gunicorn_worker",
-    "gunicorn_worker_count",
-    "gunicorn_worker_config",
 ]
 
 #: gunicorn's exit code for a worker whose app did not load: the master stops.
@@ -217,58 +217,34 @@ def stop_streams_on_sigterm() -> bool:
     return True
 
 
-def hook_gunicorn_worker() -> bool:
-    """:func:`stop_streams_on_sigterm`, but only inside a gunicorn worker (A2AApp calls it).
-
-    A worker loads the app after installing its signal handlers, so the app can
-    chain onto them; anywhere else (tests, werkzeug, a gunicorn master) nothing changes.
-    """
-    if isinstance(signal.getsignal(signal.SIGTERM), _StopStreamsThenChain):
-        return True
-    if _gunicorn_worker() is None:
-        return False
-    return stop_streams_on_sigterm()
-
-
-def gunicorn_worker_config() -> Any:
-    """The settings (``cfg``) of the gunicorn worker this process is; None outside one.
-
-    Read from the worker object that owns the SIGTERM handler (gunicorn
-    installs it before loading the app), so an app can size itself for its
-    server when it is created or first called.
-    """
-    return getattr(_gunicorn_worker(), "cfg", None)
-
-
-def _gunicorn_worker() -> Any:
-    """The gunicorn worker object owning this process's SIGTERM handler (ours chained onto
-    it, or its own); None outside a worker."""
-    handler = signal.getsignal(signal.SIGTERM)
-    if isinstance(handler, _StopStreamsThenChain):
-        handler = handler.previous
-    owner = getattr(handler, "__self__", None)
-    if owner is None or not type(owner).__module__.startswith("gunicorn.workers"):
-        return None
-    return owner
-
-
-def gunicorn_worker_count() -> int | None:
-    """The ``workers`` setting of the gunicorn worker this process is; None outside one."""
-    workers = getattr(gunicorn_worker_config(), "workers", None)
-    return workers if isinstance(workers, int) else None
-
-
 def gunicorn_post_worker_init(worker: Any) -> None:
-    """gunicorn ``post_worker_init`` hook: on SIGTERM, end open A2A streams first.
+    """gunicorn ``post_worker_init`` hook: tell this worker's apps what it is, and on
+    SIGTERM end open A2A streams first.
 
-    Needed in your own gunicorn config only with ``preload_app = True``::
+    The apps learn the worker count (several: they share a store) and the stream
+    places the worker class allows (:func:`~a2a_wsgi.process.announce`), and start
+    now: push deliveries resume and leases are kept before any request, and an app
+    that cannot serve here (an in-memory store for several workers) stops the
+    worker from booting. It also lifts the open-file limit
+    (:func:`raise_open_file_limit`). ``a2a serve`` and :func:`run_gunicorn` install
+    it; ``gunicorn -c python:a2a_wsgi.gunicorn_config`` does too, and in a config
+    file of your own::
 
         from a2a_wsgi.serve import gunicorn_post_worker_init as post_worker_init
-
-    It also lifts the open-file limit (:func:`raise_open_file_limit`).
     """
     stop_streams_on_sigterm()
     raise_open_file_limit()
+    cfg = worker.cfg
+    workers = getattr(cfg, "workers", 1)
+    info = ServerInfo(multiprocess=isinstance(workers, int) and workers > 1,
+                      stream_limit=default_stream_limit(cfg))
+    try:
+        announce(info)
+    except MemoryStoreInManyProcessesError as exc:
+        # One line, not a traceback per worker; gunicorn's "app failed to load" code
+        # makes the master stop instead of booting the worker again.
+        print(f"a2a: {exc}", file=sys.stderr, flush=True)
+        sys.exit(_APP_LOAD_ERROR)
 
 
 def _post_worker_init(user_hook: Callable[[Any], Any] | None) -> Callable[[Any], None]:

@@ -36,6 +36,7 @@ from werkzeug.serving import make_server
 from a2a_client import A2AClient
 from a2a_core.models import Message, Task, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 A2A = str(Path(sys.executable).with_name("a2a"))
@@ -121,8 +122,8 @@ def two_second_task(path: str) -> tuple[float, int]:
 
     app = A2AApp(
         Agent.from_function(handle, name="Two seconds"),
-        agent_card_opts={"capabilities": {"streaming": path == "stream"}},
-        preview_generations=path == "long-poll",
+        card=CardSettings(overrides={"capabilities": {"streaming": path == "stream"}}),
+        protocol=ProtocolSettings(preview_generations=path == "long-poll"),
     )
     counting = _Counting(app)
     server = make_server("127.0.0.1", 0, counting, threaded=True)

@@ -20,6 +20,7 @@ import sys
 
 from a2a_core.models import AgentSkill, Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
+from a2a_wsgi.settings import ProtocolSettings
 
 
 class EchoAgent(Agent):
@@ -37,11 +38,13 @@ class EchoAgent(Agent):
 
 # push=True: webhook delivery with the default protections (public http(s) hosts only,
 # every resolved address checked, no redirects, retries with backoff); see docs/push.md.
-app = A2AApp(EchoAgent(), base_url=os.environ.get("A2A_BASE_URL"),
-             inspector=os.environ.get("A2A_INSPECTOR") == "1",
-             push=True,
-             # A2A dev-1.1 task generations (a negotiated preview): docs/protocol.md.
-             preview_generations=os.environ.get("A2A_PREVIEW_GENERATIONS") == "1")
+app = A2AApp(
+    EchoAgent(),
+    base_url=os.environ.get("A2A_BASE_URL"),
+    inspector=os.environ.get("A2A_INSPECTOR") == "1",
+    push=True,
+    protocol=ProtocolSettings(preview_generations=os.environ.get("A2A_PREVIEW_GENERATIONS") == "1"),
+)
 
 
 if __name__ == "__main__":

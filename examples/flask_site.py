@@ -26,6 +26,7 @@ from a2a_core.service import CallContext
 from a2a_wsgi import A2AApp
 from a2a_wsgi.auth import BearerAuthenticator
 from a2a_wsgi.frameworks.flask import mount
+from a2a_wsgi.settings import CardSettings
 
 from .caller_agent import CallerAgent
 
@@ -117,8 +118,12 @@ def members_card(ctx: CallContext) -> AgentCard:
     return AgentCard(name="Caller Agent (members)", description=f"For {ctx.identity}")
 
 
-a2a_app = A2AApp(CallerAgent(), base_url=os.environ.get("A2A_BASE_URL"),
-                 auth=BearerAuthenticator(token_identity,
+a2a_app = A2AApp(
+    CallerAgent(),
+    base_url=os.environ.get("A2A_BASE_URL"),
+    auth=BearerAuthenticator(token_identity,
                                           description="a token from POST /token"),
-                 extended_card=members_card, push=True)
+    push=True,
+    card=CardSettings(extended_card=members_card),
+)
 mount(site, "/a2a", a2a_app, identity=site_identity)

@@ -33,6 +33,7 @@ from a2a_core.signing import SigningKey
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
 from a2a_wsgi.agent import Outcome
 from a2a_wsgi.auth import BearerAuthenticator
+from a2a_wsgi.settings import CardSettings
 
 log = logging.getLogger("examples.secure")
 
@@ -131,10 +132,12 @@ tokens = TokenTable(os.environ.get("SECURE_TOKENS", ""))
 if not tokens:
     log.warning("SECURE_TOKENS is empty: every call but the card is refused")
 
-app = A2AApp(SecureEchoAgent(), base_url=os.environ.get("A2A_BASE_URL"),
-             auth=BearerAuthenticator(tokens.identity_of, description="A token from the operator"),
-             extended_card=extended_card,
-             card_signing_keys=[card_key])
+app = A2AApp(
+    SecureEchoAgent(),
+    base_url=os.environ.get("A2A_BASE_URL"),
+    auth=BearerAuthenticator(tokens.identity_of, description="A token from the operator"),
+    card=CardSettings(extended_card=extended_card, signing_keys=(card_key,)),
+)
 
 
 if __name__ == "__main__":

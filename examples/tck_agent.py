@@ -76,6 +76,7 @@ from a2a_wsgi import (
 from a2a_wsgi.agent import Outcome
 from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator
 from a2a_wsgi.push import PushSettings, UrlPolicy
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 PORT = int(os.environ.get("TCK_PORT", "9999"))
 LEGACY = os.environ.get("TCK_LEGACY", "") == "1"
@@ -261,19 +262,14 @@ def build_app(*, legacy: bool = LEGACY, versions: tuple[str, ...] = VERSIONS,
     app = A2AApp(
         ConformanceAgent() if legacy else ScenarioAgent(),
         base_url=base_url or f"http://localhost:{PORT}/",
-        versions=versions,
-        # Push with the default protections, plus loopback: the kits' webhook receivers
-        # listen on this machine. Every other private, link-local or metadata address stays
-        # refused.
         push=PushSettings(policy=UrlPolicy.allowing_loopback()),
-        # The seed's reference extension (optional, active only when a client asks for it):
-        # a real declared extension lets the legacy kit's extension-declaration tests run.
-        extensions=[TimestampExtension(lambda: datetime.now(timezone.utc))],
-        extended_card=extended_card if protect else None,
         auth=extended_card_auth(extended_card_token) if protect else None,
-        # The A2A dev-1.1 task generations, a preview served only to requests that ask
-        # for its extension (docs/protocol.md); off unless A2A_PREVIEW_GENERATIONS=1.
-        preview_generations=os.environ.get("A2A_PREVIEW_GENERATIONS") == "1",
+        card=CardSettings(extended_card=extended_card if protect else None),
+        protocol=ProtocolSettings(
+            versions=tuple(versions),
+            extensions=(TimestampExtension(lambda: datetime.now(timezone.utc)),),
+            preview_generations=os.environ.get("A2A_PREVIEW_GENERATIONS") == "1",
+        ),
     )
     return app
 

@@ -80,14 +80,15 @@ class LeaseKeeper:
         retention: timedelta | None,
         clock: Callable[[], datetime],
         may_rerun: Callable[[int], bool],
+        rerun: Rerun,
     ) -> None:
         self.store, self._runs, self._updates, self._changes = store, runs, updates, changes
         self.lease_seconds, self._poll_interval = lease_seconds, poll_interval
         self._retention, self._clock = retention, clock
         #: may_rerun(attempts): does the agent allow another run after a lost worker?
         self._may_rerun = may_rerun
-        #: How to run a recovered task again (the runtime's runner sets it).
-        self.rerun: Rerun | None = None
+        #: How to run a recovered task again (the runtime's runner does it).
+        self._rerun = rerun
         self._thread: threading.Thread | None = None
         self._pid = 0
         self._worker = ""
@@ -257,10 +258,10 @@ class LeaseKeeper:
         if stored is None or stored.task.status.state.is_terminal:
             self.store.release_lease(task_id, self.worker_id)
             return
-        if self.rerun is not None and self._may_rerun(attempts):
+        if self._may_rerun(attempts):
             log.warning("re-running task %s after its worker was lost (attempt %d)",
                         task_id, attempts)
-            self.rerun(stored, scope, payload_call(payload, scope))
+            self._rerun(stored, scope, payload_call(payload, scope))
             return
         queued = stored.task.status.state is TaskState.SUBMITTED
         reason = UNSTARTED_REASON if queued else LOST_WORKER_REASON

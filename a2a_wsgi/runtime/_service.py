@@ -12,7 +12,6 @@ import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from datetime import datetime, timedelta
 from functools import partial
 
 from a2a_core.errors import (
@@ -40,17 +39,16 @@ from a2a_core.models import (
     TaskState,
 )
 from a2a_core.service import CallContext, StreamItem
-from a2a_core.tasks import TransitionEvent, is_cancelable
+from a2a_core.tasks import is_cancelable
 
 from ..agent import Agent, AgentContext
+from ..concurrency import default_agent_workers
+from ..push.planner import PushPlanner as DefaultPushPlanner
 from ..push.settings import PushSettings
-from ..stores import DuplicateMessageError, MemoryTaskStore, TaskStore, open_store
+from ..stores import DuplicateMessageError, MemoryTaskStore, StoredTask, TaskStore, open_store
 from ._changes import Changes
 from ._defaults import (
-    DEFAULT_HEARTBEAT_INTERVAL,
     DEFAULT_LEASE_SECONDS,
-    DEFAULT_RESUBSCRIBE_TIMEOUT,
-    PushPlanner,
     Scope,
     default_owner,
     describe,
@@ -59,11 +57,12 @@ from ._defaults import (
     utc_now,
 )
 from ._execution import AgentRunner
-from ._generations import DEFAULT_LONG_POLL_TIMEOUT, held_until_changed
+from ._generations import held_until_changed
 from ._keeper import LeaseKeeper
 from ._paging import list_page
 from ._push_configs import PushConfigs
 from ._runs import Run, RunRegistry
+from ._settings import RuntimeSettings, StreamSettings
 from ._subscriptions import Subscriptions
 from ._updates import TaskUpdates
 
@@ -85,71 +84,61 @@ def stop_all_streams() -> None:
 class Runtime:
     """Runs one agent and implements every :class:`~a2a_core.service.A2AService` operation.
 
-    ``clock`` returns aware UTC datetimes; ``id_factory(prefix)`` returns unique
-    ids ("tsk", "ctx", "msg", "art", "pcfg" prefixes); ``owner_key`` maps the
-    caller's identity to the owner string tasks are scoped by.
-    ``retry_wait_timeout`` is the longest a retried blocking send waits for the
-    task its first send is still running (docs/protocol.md, "Retried sends").
+    What each setting does is written on :class:`~a2a_wsgi.settings.RuntimeSettings`
+    (a retried blocking send: docs/protocol.md, "Retried sends").
     """
 
     def __init__(
         self,
         agent: Agent,
+        settings: RuntimeSettings | None = None,
         *,
-        store: TaskStore | None = None,
-        max_workers: int = 8,
-        clock: Callable[[], datetime] | None = None,
-        id_factory: Callable[[str], str] | None = None,
-        on_transition: Callable[[TransitionEvent], None] | None = None,
-        resubscribe_timeout: float = DEFAULT_RESUBSCRIBE_TIMEOUT,
-        heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
-        extended_card: Callable[[CallContext], AgentCard] | None = None,
-        push_enabled: bool = False,
-        card_overrides: Callable[[AgentCard], AgentCard] | None = None,
-        owner_key: Callable[[object], str | None] | None = None,
-        lease_seconds: float | None = None,
-        poll_interval: float = 0.5,
-        push_planner: PushPlanner | None = None,
+        store: TaskStore | str | None = None,
+        streams: StreamSettings | None = None,
+        push: PushSettings | None = None,
         on_outbox: Callable[[], None] | None = None,
-        push_settings: PushSettings | None = None,
-        retention: timedelta | None = None,
-        max_history: int | None = None,
-        max_artifacts: int | None = None,
-        rerun_attempts: int = 3,
-        retry_wait_timeout: float = 30.0,
+        extended_card: Callable[[CallContext], AgentCard] | None = None,
+        card_overrides: Callable[[AgentCard], AgentCard] | None = None,
         generations: bool = False,
-        long_poll_timeout: float = DEFAULT_LONG_POLL_TIMEOUT,
     ) -> None:
-        if retry_wait_timeout < 0:
-            raise ValueError("retry_wait_timeout must be 0 or more seconds")
+        """``settings`` and ``streams`` are the runtime's options; the keywords its
+        collaborators: ``push`` turns on webhook delivery (its outbox rows are written
+        with each save, ``on_outbox`` is told of new ones), ``extended_card`` serves the
+        extended card, ``card_overrides`` edits the card, ``generations`` serves the
+        task generations preview."""
         self.agent = agent
+        self.settings = settings = settings or RuntimeSettings()
+        streams = streams or StreamSettings()
         self.store: TaskStore = open_store(store)
-        clock = clock or utc_now
-        changes = Changes(clock, id_factory or random_id)
-        self._owner_key = owner_key or default_owner
+        clock = settings.clock or utc_now
+        changes = Changes(clock, settings.id_factory or random_id)
+        self._owner_key = settings.owner_key or default_owner
         self._extended_card = extended_card
-        self._rerun_attempts = rerun_attempts
-        self._retry_wait = retry_wait_timeout
         self._runs = RunRegistry()
-        self._updates = TaskUpdates(self.store, self._runs, on_transition=on_transition,
-                                    push_planner=push_planner, on_outbox=on_outbox,
-                                    max_history=max_history,
-                                    max_artifacts=max_artifacts, generations=generations)
-        self._long_poll = long_poll_timeout
+        planner = settings.push_planner
+        if planner is None and push is not None:
+            planner = DefaultPushPlanner(default_version=push.default_version)
+        self._updates = TaskUpdates(self.store, self._runs, on_transition=settings.on_transition,
+                                    push_planner=planner, on_outbox=on_outbox,
+                                    max_history=settings.max_history,
+                                    max_artifacts=settings.max_artifacts,
+                                    generations=generations)
         self._keeper = LeaseKeeper(
             self.store, self._runs, self._updates, changes,
-            lease_seconds=self._default_lease(lease_seconds), poll_interval=poll_interval,
-            retention=retention, clock=clock, may_rerun=self._may_rerun)
-        self._push = PushConfigs(self.store, push_settings, changes.new_id)
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="a2a-agent")
+            lease_seconds=self._default_lease(settings.lease_seconds),
+            poll_interval=settings.poll_interval, retention=settings.retention, clock=clock,
+            may_rerun=self._may_rerun, rerun=self._rerun)
+        self._push = PushConfigs(self.store, push, changes.new_id)
+        self._pool = ThreadPoolExecutor(max_workers=settings.max_workers
+                                        or default_agent_workers(),
+                                        thread_name_prefix="a2a-agent")
         self._runner = AgentRunner(agent, updates=self._updates, changes=changes,
                                    keeper=self._keeper, runs=self._runs,
                                    push_configs=self._push, pool=self._pool, clock=clock)
-        self._keeper.rerun = self._runner.rerun
         self._streams = Subscriptions(self.store, running=self._keeper.running,
-                                      heartbeat_interval=heartbeat_interval,
-                                      resubscribe_timeout=resubscribe_timeout)
-        self._card = self._build_card(push_enabled)
+                                      heartbeat_interval=streams.heartbeat_interval,
+                                      resubscribe_timeout=streams.resubscribe_timeout)
+        self._card = self._build_card(push is not None)
         if card_overrides is not None:
             self._card = card_overrides(self._card)
         _LIVE.add(self)
@@ -162,7 +151,12 @@ class Runtime:
 
     def _may_rerun(self, attempts: int) -> bool:
         """A lost worker's task runs again only if the agent says that is safe, a few times."""
-        return bool(self.agent.rerun_on_worker_loss) and attempts <= self._rerun_attempts
+        return (bool(self.agent.rerun_on_worker_loss)
+                and attempts <= self.settings.rerun_attempts)
+
+    def _rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
+        """The keeper's hook: run a lost worker's task again."""
+        self._runner.rerun(stored, scope, call)
 
     def stop_streams(self) -> None:
         """End open streams cleanly (tasks go on; clients resume with Last-Event-ID)."""
@@ -251,7 +245,8 @@ class Runtime:
         """
         return self._updates.settled(task_id, self._scope(ctx),
                                      running=partial(self._keeper.running, task_id),
-                                     client_gone=ctx.client_gone, limit=self._retry_wait)
+                                     client_gone=ctx.client_gone,
+                                     limit=self.settings.retry_wait_timeout)
 
     def send_streaming_message(
         self, request: SendMessageRequest, ctx: CallContext
@@ -324,7 +319,8 @@ class Runtime:
     def task_after_generation(self, task_id: str, generation: int, ctx: CallContext) -> Task:
         """Long-poll GetTask (generation preview): held until the task's generation moves."""
         return held_until_changed(self.store, task_id, self._scope(ctx), generation,
-                                  limit=self._long_poll, client_gone=ctx.client_gone)
+                                  limit=self.settings.long_poll_timeout,
+                                  client_gone=ctx.client_gone)
 
     def list_tasks(self, request: ListTasksRequest, ctx: CallContext) -> ListTasksResponse:
         """Newest first by status timestamp; the page token is an opaque cursor."""

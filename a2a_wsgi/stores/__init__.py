@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 
-def open_store(spec: Any = None, **options: Any) -> TaskStore:
+def open_store(spec: TaskStore | str | None = None, **options: Any) -> TaskStore:
     """A store from an instance (returned as is), "memory", or a URL; None reads ``$A2A_STORE``.
 
     ``"sqlite:///relative/path"``, ``"sqlite:////absolute/path"`` or just
@@ -73,7 +73,7 @@ def open_store(spec: Any = None, **options: Any) -> TaskStore:
     if spec == "memory" or spec == "memory://":
         return MemoryTaskStore(**options)
     if not isinstance(spec, str):
-        return spec  # type: ignore[no-any-return]
+        return spec
     scheme, sep, rest = spec.partition("://")
     if not sep:
         raise ValueError(f"unknown task store {spec!r}: expected memory, sqlite:///… or "

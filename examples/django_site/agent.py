@@ -14,6 +14,7 @@ from a2a_core.models import AgentCard, AgentSkill
 from a2a_core.service import CallContext
 from a2a_wsgi import A2AApp
 from a2a_wsgi.auth import BearerAuthenticator
+from a2a_wsgi.settings import CardSettings
 
 from ..caller_agent import CallerAgent
 from .tokens import token_identity
@@ -30,6 +31,6 @@ a2a_app = A2AApp(
     CallerAgent(),
     base_url=os.environ.get("A2A_BASE_URL"),
     auth=BearerAuthenticator(token_identity, description="a token from POST /accounts/token/"),
-    extended_card=members_card,
     push=True,
+    card=CardSettings(extended_card=members_card),
 )

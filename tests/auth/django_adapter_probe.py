@@ -30,6 +30,7 @@ from django.urls import include, path  # noqa: E402
 from a2a_wsgi import A2AApp  # noqa: E402
 from a2a_wsgi.auth import AuthPolicy, BasicAuthenticator, BearerAuthenticator  # noqa: E402
 from a2a_wsgi.frameworks.django import a2a_urls  # noqa: E402
+from a2a_wsgi.settings import CardSettings  # noqa: E402
 
 seen: dict[str, Any] = {}
 
@@ -48,8 +49,12 @@ def form(request: HttpRequest) -> HttpResponse:
     return HttpResponse("posted")
 
 
-app = A2AApp(WhoAgent(), trusted_hosts=["testserver"], auth=AuthPolicy(
-    [BearerAuthenticator(lambda token: None), BasicAuthenticator(lambda user, pw: None)]))
+app = A2AApp(
+    WhoAgent(),
+    auth=AuthPolicy(
+    [BearerAuthenticator(lambda token: None), BasicAuthenticator(lambda user, pw: None)]),
+    card=CardSettings(trusted_hosts=("testserver",)),
+)
 urlpatterns = [
     path("form/", form),
     path("agents/", include(a2a_urls(app, identity=lambda r: (

@@ -45,6 +45,7 @@ from werkzeug.middleware.dispatcher import DispatcherMiddleware  # noqa: E402
 from a2a_core.models import AgentCard, AgentSkill, Message  # noqa: E402
 from a2a_wsgi import A2AApp, Agent, AgentContext, put_identity, reply  # noqa: E402
 from a2a_wsgi.auth import BearerAuthenticator  # noqa: E402
+from a2a_wsgi.settings import CardSettings  # noqa: E402
 
 call_command("migrate", verbosity=0, interactive=False)
 if not get_user_model().objects.filter(username="dora").exists():
@@ -89,6 +90,9 @@ def django_identity(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterab
     return middleware
 
 
-a2a_app = A2AApp(WhoAgent(), auth=BearerAuthenticator({"tok-agent": "agent-7"}.get),
-                 extended_card=lambda ctx: AgentCard(name="Members only"))
+a2a_app = A2AApp(
+    WhoAgent(),
+    auth=BearerAuthenticator({"tok-agent": "agent-7"}.get),
+    card=CardSettings(extended_card=lambda ctx: AgentCard(name="Members only")),
+)
 application = DispatcherMiddleware(get_wsgi_application(), {"/a2a": django_identity(a2a_app)})

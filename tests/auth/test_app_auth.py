@@ -49,6 +49,7 @@ from a2a_wsgi.auth import (
     OAuth2Authenticator,
     OpenIDConnectAuthenticator,
 )
+from a2a_wsgi.settings import CardSettings, LimitSettings, ProtocolSettings
 
 KEY = SigningKey.generate("k1", "ES256")
 #: Another key under the same kid: what a forger holds.
@@ -330,8 +331,11 @@ def test_a_wrong_credential_is_refused_even_where_anonymous_callers_are_allowed(
 
 
 def test_every_path_but_the_card_and_the_jwks_needs_credentials() -> None:
-    app = A2AApp(WhoAgent(), auth=BearerAuthenticator({"tok-alice": "alice"}.get),
-                 card_signing_keys=[SigningKey.generate("card-1")])
+    app = A2AApp(
+        WhoAgent(),
+        auth=BearerAuthenticator({"tok-alice": "alice"}.get),
+        card=CardSettings(signing_keys=(SigningKey.generate("card-1"),)),
+    )
     with served(app) as handle:
         assert requests.get(handle.url + "/.well-known/jwks.json", timeout=5).status_code == 200
         for method, path in [("GET", "/"), ("GET", "/nowhere"), ("DELETE", "/rest/tasks/x"),
@@ -346,8 +350,11 @@ def test_every_path_but_the_card_and_the_jwks_needs_credentials() -> None:
 
 def test_the_body_is_not_read_before_the_caller_is_known() -> None:
     """An unauthenticated caller gets 401 for a body the parser would refuse or choke on."""
-    app = A2AApp(WhoAgent(), auth=BearerAuthenticator({"tok-alice": "alice"}.get),
-                 max_body_bytes=64)
+    app = A2AApp(
+        WhoAgent(),
+        auth=BearerAuthenticator({"tok-alice": "alice"}.get),
+        limits=LimitSettings(max_body_bytes=64),
+    )
     with served(app) as handle:
         for body in (b"{not json", b"[" * 5000, b"x" * 10_000):
             response = requests.post(handle.url + "/", data=body, timeout=5,
@@ -377,8 +384,11 @@ def test_a_jwt_principal_reaches_authorize_task_and_the_agent_with_its_claims() 
         return True
 
     agent = WhoAgent()
-    app = A2AApp(agent, auth=JWTBearerAuthenticator(_verifier(), tenant_claim="org"),
-                 authorize_task=authorize)
+    app = A2AApp(
+        agent,
+        auth=JWTBearerAuthenticator(_verifier(), tenant_claim="org"),
+        protocol=ProtocolSettings(authorize_task=authorize),
+    )
     with served(app) as handle:
         caller = _caller(handle.url, "jsonrpc-1.0", bearer(jwt_for(KEY, org="acme", role="ops")))
         task = task_of(result(caller.send(), "jsonrpc-1.0"), "jsonrpc-1.0")

@@ -3,7 +3,7 @@
 * The extended card needs credentials in every binding, even when the policy
   lets anonymous callers do everything else; with them it has the extra skill
   and the declared schemes, and the public card says it exists (both spellings).
-* ``card_signing_keys``: each served variant (dual, strict 1.0) and the extended
+* ``CardSettings.signing_keys``: each served variant (dual, strict 1.0) and the extended
   card in each version carry a signature over their own content that our
   verifier accepts with the keys found at the signature's ``jku``, which the app
   serves (merged with the push-signing keys); the bytes, and so the ETag, do
@@ -31,6 +31,7 @@ from a2a_wsgi import A2AApp, PushSettings
 from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator
 from a2a_wsgi.push import PushSigner
 from a2a_wsgi.push import SigningKey as PushKey
+from a2a_wsgi.settings import CardSettings
 
 TOKENS = {"tok-alice": "alice", "tok-bob": "bob"}
 CARD_KEY = SigningKey.generate("card-1", "ES256")
@@ -40,7 +41,7 @@ CARD_PATH = "/.well-known/agent-card.json"
 
 
 def _app(*, required: bool = False, keys: tuple[SigningKey, ...] = (CARD_KEY,),
-         **options: Any) -> A2AApp:
+         last_modified: datetime | None = None, **options: Any) -> A2AApp:
     """Anonymous calls allowed (unless ``required``); the extended card adds EXTRA and
     names the caller in its description."""
     holder: list[A2AApp] = []
@@ -51,9 +52,13 @@ def _app(*, required: bool = False, keys: tuple[SigningKey, ...] = (CARD_KEY,),
         return dataclasses.replace(card, skills=[*card.skills, EXTRA],
                                    description=f"{card.description} (for {who})")
 
-    app = A2AApp(WhoAgent(), auth=AuthPolicy([BearerAuthenticator(TOKENS.get)],
-                                             required=required),
-                 extended_card=extended, card_signing_keys=keys, **options)
+    app = A2AApp(
+        WhoAgent(),
+        auth=AuthPolicy([BearerAuthenticator(TOKENS.get)], required=required),
+        **options,
+        card=CardSettings(extended_card=extended, signing_keys=tuple(keys),
+                          last_modified=last_modified),
+    )
     holder.append(app)
     return app
 
@@ -151,7 +156,10 @@ def test_a_policy_requiring_credentials_refuses_the_extended_card_before_the_bod
 
 def test_without_auth_the_extended_card_is_left_to_the_deployment() -> None:
     """No auth=: the app cannot tell who calls, so it serves the card as before."""
-    app = A2AApp(WhoAgent(), extended_card=lambda ctx: AgentCard(name="Extended"))
+    app = A2AApp(
+        WhoAgent(),
+        card=CardSettings(extended_card=lambda ctx: AgentCard(name="Extended")),
+    )
     with served(app) as handle:
         card = result(_as(handle.url, "jsonrpc-1.0", None).extended_card(), "jsonrpc-1.0")
         assert card["name"] == "Extended" and "signatures" not in card

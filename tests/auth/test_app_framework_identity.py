@@ -25,6 +25,7 @@ from support.gunicorn import ServerProcess, free_port, gunicorn_argv
 from a2a_core.models import AgentCard
 from a2a_wsgi import A2AApp, put_identity, serve
 from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 HERE = Path(__file__).resolve().parent
 TOKENS = {"tok-alice": "alice"}
@@ -50,8 +51,11 @@ def _answer_text(caller: Caller) -> str:
 
 @pytest.fixture(scope="module")
 def composed() -> Iterator[str]:
-    app = A2AApp(WhoAgent(), auth=BearerAuthenticator(TOKENS.get),
-                 extended_card=lambda ctx: AgentCard(name="Members only"))
+    app = A2AApp(
+        WhoAgent(),
+        auth=BearerAuthenticator(TOKENS.get),
+        card=CardSettings(extended_card=lambda ctx: AgentCard(name="Members only")),
+    )
     with served(session_middleware(app)) as handle:
         yield handle.url
     app.close()
@@ -85,8 +89,12 @@ def test_framework_callers_own_their_tasks_too(composed: str) -> None:
 
 @pytest.fixture(scope="module")
 def flask_site() -> Iterator[str]:
-    a2a = A2AApp(WhoAgent(), json_rpc_path="agent", rest_path=None, agent_card_path=False,
-                 auth=AuthPolicy([BearerAuthenticator(TOKENS.get)], required=True))
+    a2a = A2AApp(
+        WhoAgent(),
+        auth=AuthPolicy([BearerAuthenticator(TOKENS.get)], required=True),
+        card=CardSettings(path=None),
+        protocol=ProtocolSettings(json_rpc_path="agent", rest_path=None),
+    )
     site = flask.Flask(__name__)
     site.secret_key = "test-only"
 

@@ -34,6 +34,7 @@ from a2a_wsgi.auth import (
     JWTBearerAuthenticator,
     JWTVerifier,
 )
+from a2a_wsgi.settings import CardSettings
 
 KEY = SigningKey.generate("k1")
 SECRETS = {
@@ -126,8 +127,12 @@ def test_no_credential_in_logs_answers_reprs_or_stored_rows(
     caplog.set_level(logging.DEBUG)
     database = tmp_path / "tasks.sqlite3"
     agent = RecordingAgent()
-    app = A2AApp(agent, auth=_auth(), store=f"sqlite:///{database}",
-                 agent_card_opts={"capabilities": {"push_notifications": True}})
+    app = A2AApp(
+        agent,
+        auth=_auth(),
+        store=f"sqlite:///{database}",
+        card=CardSettings(overrides={"capabilities": {"push_notifications": True}}),
+    )
     answers: list[str] = []
     accepted = 0
     with served(app) as handle:

@@ -27,6 +27,7 @@ from support.a2a_http import served
 from a2a_core.signing import SigningKey
 from a2a_wsgi import A2AApp
 from a2a_wsgi.auth import BearerAuthenticator, JWTBearerAuthenticator, JWTVerifier
+from a2a_wsgi.settings import CardSettings
 
 TOKENS = {"tok-alice": "alice", "tok-bob": "bob"}
 PUSH = {"capabilities": {"push_notifications": True}}  # configs stored, never delivered
@@ -58,8 +59,12 @@ def base(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
         request.applymarker(pytest.mark.postgres)
     stores = STORES[request.param](tmp_path_factory.mktemp(request.param))
     store = next(stores)
-    app = A2AApp(WhoAgent(), auth=BearerAuthenticator(TOKENS.get), store=store,
-                 agent_card_opts=PUSH)
+    app = A2AApp(
+        WhoAgent(),
+        auth=BearerAuthenticator(TOKENS.get),
+        store=store,
+        card=CardSettings(overrides=PUSH),
+    )
     with served(app) as handle:
         yield handle.url
     app.runtime.close(wait=True)

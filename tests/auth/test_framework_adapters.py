@@ -22,6 +22,7 @@ from app_auth_support import WhoAgent
 from a2a_wsgi import A2AApp
 from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator
 from a2a_wsgi.frameworks.flask import mount
+from a2a_wsgi.settings import CardSettings
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -34,8 +35,11 @@ def _send(text: str) -> dict[str, Any]:
 
 @pytest.fixture
 def flask_site() -> Iterator[flask.Flask]:
-    a2a = A2AApp(WhoAgent(), trusted_hosts=["localhost"],
-                 auth=AuthPolicy([BearerAuthenticator({"tok-agent": "agent-7"}.get)]))
+    a2a = A2AApp(
+        WhoAgent(),
+        auth=AuthPolicy([BearerAuthenticator({"tok-agent": "agent-7"}.get)]),
+        card=CardSettings(trusted_hosts=("localhost",)),
+    )
     site = flask.Flask(__name__)
     v1 = flask.Blueprint("v1", __name__, url_prefix="/v1")
 

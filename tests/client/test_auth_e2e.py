@@ -39,6 +39,7 @@ from a2a_core.signing import (
 )
 from a2a_core.wire.card import decode_card
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import CardSettings
 
 A2A = Path(sys.executable).with_name("a2a")
 BINDINGS = ["JSONRPC", "HTTP+JSON"]
@@ -87,7 +88,7 @@ class RequireBearer:
 
 @pytest.fixture
 def guarded(serve: Callable[[Callable[..., Any]], Served]) -> Iterator[tuple[str, RequireBearer]]:
-    app = _app(extended_card=lambda ctx: AgentCard(name="Guarded (extended)"))
+    app = _app(card=CardSettings(extended_card=lambda ctx: AgentCard(name="Guarded (extended)")))
     guard = RequireBearer(app, "s3cret")
     yield serve(guard).url, guard
     app.close()
@@ -361,7 +362,7 @@ def key() -> SigningKey:
 
 def _signed_app(serve: Callable[[Callable[..., Any]], Served], key: SigningKey,
                 **options: Any) -> tuple[str, SignCards]:
-    app = _app(extended_card=lambda ctx: AgentCard(name="Guarded (extended)"))
+    app = _app(card=CardSettings(extended_card=lambda ctx: AgentCard(name="Guarded (extended)")))
     signer = SignCards(app, key, **options)
     return serve(signer).url, signer
 
@@ -408,7 +409,7 @@ def test_an_unsigned_card_is_refused_when_signatures_are_required(
 @pytest.mark.parametrize("binding", BINDINGS)
 def test_an_extended_card_that_does_not_verify_is_refused(
         serve: Callable[[Callable[..., Any]], Served], key: SigningKey, binding: str) -> None:
-    app = _app(extended_card=lambda ctx: AgentCard(name="Guarded (extended)"))
+    app = _app(card=CardSettings(extended_card=lambda ctx: AgentCard(name="Guarded (extended)")))
     signer = SignCards(app, key)
     url = serve(signer).url
     with A2AClient(url, verify_card=jwks([key]), binding=binding) as client:
@@ -421,7 +422,7 @@ def test_an_extended_card_that_does_not_verify_is_refused(
     assert signer.card_gets == 2
 
 
-# -- against the server's own authentication (A2AApp(auth=...), card_signing_keys=...) -------
+# -- against the server's own authentication (A2AApp(auth=...), signed cards) ----------------
 
 
 @pytest.fixture(scope="module")
@@ -435,11 +436,15 @@ def secured() -> Iterator[str]:
     def whoami(msg: Message, ctx: AgentContext) -> Any:
         return reply(f"you are {getattr(ctx.identity, 'identity', ctx.identity)}")
 
-    app = A2AApp(Agent.from_function(whoami, name="Secured", skills=[AgentSkill(id="w",
+    app = A2AApp(
+        Agent.from_function(whoami, name="Secured", skills=[AgentSkill(id="w",
                                                                                name="w")]),
-                 auth=BearerAuthenticator({"tok-alice": "alice", "tok-bob": "bob"}.get),
-                 extended_card=lambda ctx: AgentCard(name="Secured (extended)"),
-                 card_signing_keys=[SigningKey.generate("served-key", "ES256")])
+        auth=BearerAuthenticator({"tok-alice": "alice", "tok-bob": "bob"}.get),
+        card=CardSettings(
+            extended_card=lambda ctx: AgentCard(name="Secured (extended)"),
+            signing_keys=(SigningKey.generate("served-key", "ES256"),),
+        ),
+    )
     handle = serve(app)
     yield handle.url
     handle.stop()

@@ -38,6 +38,7 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
 )
 from a2a_wsgi import A2AApp, Agent, AgentContext, input_required, message, reply, serve
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 CARD_URL = "http://card.example/.well-known/agent-card.json"
 A2A = Path(sys.executable).with_name("a2a")
@@ -127,9 +128,13 @@ def _agent(msg: Message, ctx: AgentContext) -> Any:
 
 @pytest.fixture(scope="module")
 def agent_url() -> Iterator[str]:
-    app = A2AApp(Agent.from_function(_agent, name="Both", skills=[AgentSkill(id="b", name="b")]),
-                 agent_card_opts={"capabilities": {"push_notifications": True}},
-                 extended_card=lambda ctx: AgentCard(name="Both (extended)"))
+    app = A2AApp(
+        Agent.from_function(_agent, name="Both", skills=[AgentSkill(id="b", name="b")]),
+        card=CardSettings(
+            overrides={"capabilities": {"push_notifications": True}},
+            extended_card=lambda ctx: AgentCard(name="Both (extended)"),
+        ),
+    )
     handle = serve(app)
     yield handle.url
     handle.stop()
@@ -197,7 +202,7 @@ def test_typed_errors_over_either_binding(agent_url: str, binding: str) -> None:
 
 def test_auto_follows_the_card_order() -> None:
     agent = Agent.from_function(_agent, name="Rest first", skills=[AgentSkill(id="b", name="b")])
-    app = A2AApp(agent, bindings=("HTTP+JSON", "JSONRPC"))
+    app = A2AApp(agent, protocol=ProtocolSettings(bindings=("HTTP+JSON", "JSONRPC")))
     handle = serve(app)
     try:
         with A2AClient(handle.url) as client:

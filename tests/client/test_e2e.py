@@ -26,6 +26,7 @@ from a2a_core.models import (
     TextPart,
 )
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
+from a2a_wsgi.settings import CardSettings
 
 VERSIONS = ["0.3", "1.0"]
 
@@ -49,8 +50,10 @@ def slow() -> Iterator[tuple[str, Gate]]:
     slow_agent = Agent.from_function(handle, name="Slow", skills=[AgentSkill(id="s", name="Slow")])
     app = A2AApp(
         slow_agent,
-        agent_card_opts={"capabilities": {"push_notifications": True, "streaming": True}},
-        extended_card=lambda ctx: AgentCard(name="Slow (extended)"),
+        card=CardSettings(
+            overrides={"capabilities": {"push_notifications": True, "streaming": True}},
+            extended_card=lambda ctx: AgentCard(name="Slow (extended)"),
+        ),
     )
     handle_ = serve(app)
     yield handle_.url, gate

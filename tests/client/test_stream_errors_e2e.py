@@ -17,6 +17,7 @@ from a2a_client import A2AClient
 from a2a_core.errors import InvalidParamsError, TaskNotFoundError, UnsupportedOperationError
 from a2a_core.models import Message, Role, Task, TextPart
 from a2a_wsgi import A2AApp, Agent, input_required, reply
+from a2a_wsgi.settings import StreamSettings
 
 VERSIONS = ["0.3", "1.0"]
 
@@ -33,7 +34,7 @@ class Asks(Agent):
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with served(A2AApp(Asks(), resubscribe_timeout=0.3)) as handle:
+    with served(A2AApp(Asks(), streams=StreamSettings(resubscribe_timeout=0.3))) as handle:
         yield handle.url
 
 

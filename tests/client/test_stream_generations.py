@@ -22,6 +22,7 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
 )
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
+from a2a_wsgi.settings import ProtocolSettings
 
 
 def _status(state: str, generation: int) -> dict[str, Any]:
@@ -71,7 +72,10 @@ def preview_url() -> Iterator[str]:
             ctx.emit_artifact(f"c{n}", artifact_id="a", append=n > 0)
         return reply("done")
 
-    app = A2AApp(Agent.from_function(handle, name="Chunks"), preview_generations=True)
+    app = A2AApp(
+        Agent.from_function(handle, name="Chunks"),
+        protocol=ProtocolSettings(preview_generations=True),
+    )
     handle_ = serve(app)
     yield handle_.url
     handle_.stop()

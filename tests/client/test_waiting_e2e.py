@@ -19,6 +19,7 @@ from a2a_client import A2AClient
 from a2a_client.errors import WaitTimeout
 from a2a_core.models import AgentSkill, Message, Task, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 pytestmark = pytest.mark.slow
 
@@ -53,8 +54,11 @@ class Gated:
             return reply("done: " + message.text)
 
         agent = Agent.from_function(handle, name="Gated", skills=[AgentSkill(id="g", name="G")])
-        self.app = A2AApp(agent, agent_card_opts={"capabilities": {"streaming": streaming}},
-                          preview_generations=preview)
+        self.app = A2AApp(
+            agent,
+            card=CardSettings(overrides={"capabilities": {"streaming": streaming}}),
+            protocol=ProtocolSettings(preview_generations=preview),
+        )
         self.counting = Counting(self.app)
         self.served = Served(self.counting)
         self.url = self.served.url

@@ -21,6 +21,7 @@ from support.gunicorn import ROOT, ServerProcess, free_port, gunicorn_argv
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 
 __all__ = [
     "APP_PATH",
@@ -70,8 +71,8 @@ class FaultAgent(Agent):
 
 def build_app(store: Any, *, agent: Agent | None = None, **options: Any) -> A2AApp:
     """An app with fast heartbeats and short leases (a dropped stream is noticed quickly)."""
-    options.setdefault("heartbeat_interval", 0.2)
-    options.setdefault("runtime_options", {"lease_seconds": LEASE_SECONDS, "poll_interval": 0.05})
+    options.setdefault("streams", StreamSettings(heartbeat_interval=0.2))
+    options.setdefault("runtime", RuntimeSettings(lease_seconds=LEASE_SECONDS, poll_interval=0.05))
     return A2AApp(agent or FaultAgent(), base_url="http://127.0.0.1/", store=store, **options)
 
 

@@ -36,6 +36,7 @@ from a2a_core.models import (
 from a2a_core.service import HEARTBEAT, CallContext, OutboundEvent
 from a2a_wsgi.agent import Agent, AgentContext, reply
 from a2a_wsgi.runtime import Runtime
+from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 
 ITERATIONS = 300
@@ -52,9 +53,10 @@ def _agent(message: Message, context: AgentContext) -> Any:
 @pytest.fixture
 def workers(tmp_path: Path) -> Iterator[tuple[Runtime, Runtime]]:
     path = tmp_path / "race.sqlite3"
-    made = [Runtime(Agent.from_function(_agent, name="Race"), store=SQLiteTaskStore(path),
-                    max_workers=PARALLEL * 2, lease_seconds=5, poll_interval=0.005,
-                    heartbeat_interval=0.05, resubscribe_timeout=5)
+    made = [Runtime(Agent.from_function(_agent, name="Race"),
+                    RuntimeSettings(max_workers=PARALLEL * 2, lease_seconds=5, poll_interval=0.005),
+                    store=SQLiteTaskStore(path),
+                    streams=StreamSettings(heartbeat_interval=0.05, resubscribe_timeout=5))
             for _ in range(2)]
     yield made[0], made[1]
     for runtime in made:

@@ -20,6 +20,7 @@ from support.gunicorn import WORKER_CLASSES, start_gunicorn
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import LimitSettings
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +35,7 @@ class Echo(Agent):
         return reply(*msg.parts)
 
 
-app = A2AApp(Echo(), store="memory", max_body_bytes=LIMIT)
+app = A2AApp(Echo(), store="memory", limits=LimitSettings(max_body_bytes=LIMIT))
 
 
 def _chunks(data: bytes, size: int = 4096) -> Iterator[bytes]:

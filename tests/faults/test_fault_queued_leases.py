@@ -30,6 +30,7 @@ from a2a_core.models import (
 from a2a_core.service import CallContext
 from a2a_wsgi import Agent, AgentContext, input_required, reply
 from a2a_wsgi.runtime import UNSTARTED_REASON, Runtime
+from a2a_wsgi.settings import RuntimeSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 
 LEASE = 0.6
@@ -58,8 +59,8 @@ class GatedAgent(Agent):
 @pytest.fixture
 def two_workers(tmp_path: Path) -> Iterator[tuple[Runtime, Runtime, GatedAgent]]:
     agent = GatedAgent()
-    made = [Runtime(agent, store=SQLiteTaskStore(tmp_path / "tasks.db"), max_workers=1,
-                    lease_seconds=LEASE, poll_interval=0.02) for _ in range(2)]
+    made = [Runtime(agent, RuntimeSettings(max_workers=1, lease_seconds=LEASE, poll_interval=0.02),
+                    store=SQLiteTaskStore(tmp_path / "tasks.db")) for _ in range(2)]
     try:
         yield made[0], made[1], agent
     finally:

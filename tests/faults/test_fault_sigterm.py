@@ -27,7 +27,8 @@ from a2a_core.models import Message, TaskState
 from a2a_core.service import CallContext
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.runtime import LOST_WORKER_REASON, Runtime
-from a2a_wsgi.serve import hook_gunicorn_worker, serve, stop_streams_on_sigterm
+from a2a_wsgi.serve import serve, stop_streams_on_sigterm
+from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 
 pytestmark = pytest.mark.slow
@@ -116,8 +117,9 @@ def test_the_server_exits_within_the_graceful_timeout_and_every_stream_ends(
 
 def test_the_interrupted_task_is_recovered_through_its_lease(
         stopped_server: dict[str, Any]) -> None:
-    runtime = Runtime(FaultAgent(), store=SQLiteTaskStore(stopped_server["db"]),
-                      lease_seconds=LEASE_SECONDS, poll_interval=0.05)
+    runtime = Runtime(FaultAgent(),
+                      RuntimeSettings(lease_seconds=LEASE_SECONDS, poll_interval=0.05),
+                      store=SQLiteTaskStore(stopped_server["db"]))
     try:
         call = CallContext(version="1.0")
         task_id = stopped_server["task_id"]
@@ -200,7 +202,12 @@ class StartThenWait(Agent):
 def quiet_app() -> Iterator[tuple[Any, str]]:
     """An in-process app whose streams, once started, would only carry heartbeats (every 30 s)."""
     agent = StartThenWait()
-    app = A2AApp(agent, base_url="http://127.0.0.1/", store="memory", heartbeat_interval=30.0)
+    app = A2AApp(
+        agent,
+        base_url="http://127.0.0.1/",
+        store="memory",
+        streams=StreamSettings(heartbeat_interval=30.0),
+    )
     handle = serve(app)
     try:
         yield app, handle.url + "/"
@@ -243,7 +250,8 @@ def test_the_chained_sigterm_handler_ends_streams_then_runs_the_previous_one(
         signal.signal(signal.SIGTERM, previous)
 
 
-def test_outside_a_gunicorn_worker_the_app_leaves_sigterm_alone() -> None:
+def test_creating_an_app_leaves_sigterm_alone() -> None:
+    """Only the gunicorn hook chains onto SIGTERM; an app never looks at the handler."""
     before = signal.getsignal(signal.SIGTERM)
-    assert not hook_gunicorn_worker()
+    A2AApp(FaultAgent()).start().close()
     assert signal.getsignal(signal.SIGTERM) is before

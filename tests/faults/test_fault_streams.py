@@ -21,13 +21,15 @@ import requests
 from fault_support import build_app, reset_close, rpc, thread_count_settles
 from support.a2a_http import served
 
+from a2a_wsgi.settings import RuntimeSettings
+
 EVENTS, PAD = 2500, 2000  # ~5.5 MB per stream: more than a socket buffer holds (4 MB)
 KEPT = 1000  # the memory store's max_events (events kept per task)
 
 
 @pytest.fixture
 def url() -> Iterator[str]:
-    with served(build_app("memory", runtime_options={"max_artifacts": 50})) as handle:
+    with served(build_app("memory", runtime=RuntimeSettings(max_artifacts=50))) as handle:
         yield handle.url + "/"
 
 

@@ -25,6 +25,7 @@ from a2a_core.models import Message, TaskState  # noqa: E402
 from a2a_wsgi import A2AApp, AgentContext, reply  # noqa: E402
 from a2a_wsgi.agent import Outcome  # noqa: E402
 from a2a_wsgi.inspector import inspector_app  # noqa: E402
+from a2a_wsgi.settings import StreamSettings  # noqa: E402
 from examples.echo import EchoAgent  # noqa: E402
 
 __all__ = [
@@ -81,7 +82,7 @@ def composed(agent_app: Callable[..., Any],
 
 
 def new_agent_app() -> A2AApp:
-    return A2AApp(InspectorTestAgent(), heartbeat_interval=1.0)
+    return A2AApp(InspectorTestAgent(), streams=StreamSettings(heartbeat_interval=1.0))
 
 
 def browser_or_skip() -> Any:

@@ -21,6 +21,7 @@ from inspector_support import Screenshots, composed, new_agent_app
 
 from a2a_core.models import AgentCardSignature
 from a2a_wsgi import A2AApp, serve
+from a2a_wsgi.settings import CardSettings
 from examples.echo import EchoAgent
 
 pytestmark = pytest.mark.slow
@@ -100,8 +101,11 @@ def test_the_card_is_shown_rendered_and_raw_with_both_variants(
 def test_a_signed_card_lists_its_signatures(browser: Any, expect: Any) -> None:
     header = base64.urlsafe_b64encode(json.dumps(
         {"alg": "ES256", "kid": "card-key-1", "typ": "JOSE"}).encode()).decode().rstrip("=")
-    app = A2AApp(EchoAgent(), agent_card_opts={"signatures": [
-        AgentCardSignature(protected=header, signature="c2lnbmF0dXJl")]})
+    app = A2AApp(
+        EchoAgent(),
+        card=CardSettings(overrides={"signatures": [
+        AgentCardSignature(protected=header, signature="c2lnbmF0dXJl")]}),
+    )
     with serve(composed(app)) as handle:
         context, page = open_page(browser, handle.url + "/inspector/")
         rendered = page.locator("#card-rendered")

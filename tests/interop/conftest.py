@@ -81,7 +81,7 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
 
 @pytest.fixture(scope="module")
 def serve_ours() -> Iterator[Callable[..., ServerHandle]]:
-    """serve_ours(agent, versions=...) -> ServerHandle; servers and apps close at teardown."""
+    """serve_ours(agent, protocol=...) -> ServerHandle; servers and apps close at teardown."""
     started: list[tuple[ServerHandle, A2AApp]] = []
 
     def start(agent: Any, **options: Any) -> ServerHandle:

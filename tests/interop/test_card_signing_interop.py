@@ -60,6 +60,7 @@ from a2a_core.signing import (  # noqa: E402
     verify_card,
 )
 from a2a_core.wire.card import encode_card, encode_card_dual  # noqa: E402
+from a2a_wsgi.settings import CardSettings  # noqa: E402
 
 ALGS = ["ES256", "EdDSA", "RS256"]
 URL = "https://agent.example/a2a"
@@ -274,7 +275,7 @@ def test_our_client_verifies_a_card_the_sdk_serves(sdk_card_server: tuple[str, S
         verifier(card)
 
 
-# -- over HTTP: the cards an A2AApp with card_signing_keys serves, checked by the SDK --------
+# -- over HTTP: the cards an A2AApp with CardSettings.signing_keys serves, checked by the SDK -
 
 
 def _jku_key_provider(alg: str) -> Any:
@@ -310,8 +311,11 @@ def signed_app(key: SigningKey) -> Iterator[str]:
         extra = AgentSkill(id="more", name="More", description="Members only", tags=["x"])
         return dataclasses.replace(app.card, skills=[*app.card.skills, extra])
 
-    app = A2AApp(Echo(), auth=BearerAuthenticator({"tok": "alice"}.get),
-                 extended_card=extended, card_signing_keys=[key])
+    app = A2AApp(
+        Echo(),
+        auth=BearerAuthenticator({"tok": "alice"}.get),
+        card=CardSettings(extended_card=extended, signing_keys=(key,)),
+    )
     handle = serve(app, "127.0.0.1:0")
     try:
         yield handle.url

@@ -34,6 +34,7 @@ from a2a_core.models import AgentSkill, Message, PushNotificationConfig, Task, T
 from a2a_core.models import TaskStatusUpdateEvent as OurStatusUpdate
 from a2a_wsgi import Agent as OurAgent
 from a2a_wsgi import AgentContext, ServerHandle, message, reply, stream
+from a2a_wsgi.settings import CardSettings
 
 require_sdk()
 
@@ -112,7 +113,10 @@ def _agent(msg: Message, ctx: AgentContext) -> Any:
 def ours(serve_ours: Callable[..., ServerHandle]) -> ServerHandle:
     agent = OurAgent.from_function(_agent, name="Ours over REST",
                                    skills=[AgentSkill(id="echo", name="Echo")])
-    return serve_ours(agent, agent_card_opts={"capabilities": {"push_notifications": True}})
+    return serve_ours(
+        agent,
+        card=CardSettings(overrides={"capabilities": {"push_notifications": True}}),
+    )
 
 
 # -- the SDK's client against our server ----------------------------------------------------

@@ -23,6 +23,7 @@ from interop_support import load_example, require_sdk
 from a2a_core.models import AgentSkill, Message, TaskState
 from a2a_wsgi import Agent as OurAgent
 from a2a_wsgi import AgentContext, ServerHandle, message, reply, stream
+from a2a_wsgi.settings import ProtocolSettings
 
 require_sdk()
 
@@ -130,7 +131,7 @@ class Ours:
 def ours(request: pytest.FixtureRequest, serve_ours: Callable[..., ServerHandle]) -> Ours:
     """Our example agents (and two helpers), each serving only ``version`` on its card."""
     version: str = request.param
-    only = {"versions": (version,)}
+    only = {"protocol": ProtocolSettings(versions=(version,))}
     skills = [AgentSkill(id="work", name="Work")]
     return Ours(
         version=version,
@@ -402,7 +403,10 @@ def test_stream_errors_are_typed(ours: Ours, case: str, request: pytest.FixtureR
 
 def test_list_tasks_1_0(serve_ours: Callable[..., ServerHandle]) -> None:
     """ListTasks exists only in 1.0 (the SDK's 0.3 transport raises NotImplementedError)."""
-    handle = serve_ours(load_example("echo").EchoAgent(), versions=("1.0",))
+    handle = serve_ours(
+        load_example("echo").EchoAgent(),
+        protocol=ProtocolSettings(versions=("1.0",)),
+    )
     wire = Wire()
 
     async def scenario() -> tuple[list[str], pb.ListTasksResponse, pb.ListTasksResponse]:

@@ -15,6 +15,7 @@ from support.gunicorn import ROOT
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import ProtocolSettings, RuntimeSettings, StreamSettings
 
 __all__ = [
     "APP_PATH",
@@ -61,15 +62,20 @@ class MultiprocessAgent(Agent):
         return reply(message.text or "")
 
 
-def tagged_app(agent: Agent, store: str, tags: Mapping[str, str], *, keeper: bool = False,
+def tagged_app(agent: Agent, store: str, tags: Mapping[str, str], *,
                preview_generations: bool = False) -> Any:
     """An A2AApp on ``store`` whose every response names its worker (``X-Worker-Pid``)
-    and carries ``tags``, so a test can tell which process answered."""
-    inner = A2AApp(agent, base_url="http://127.0.0.1/", store=store, heartbeat_interval=0.5,
-                   runtime_options={"lease_seconds": LEASE_SECONDS, "poll_interval": 0.05},
-                   preview_generations=preview_generations)
-    if keeper:
-        inner.runtime.start_keeper()  # every worker reaps, even one that never ran a task
+    and carries ``tags``, so a test can tell which process answered. Every worker
+    starts it at boot (a2a_wsgi.gunicorn_config), so every worker reaps, even one
+    that never ran a task."""
+    inner = A2AApp(
+        agent,
+        base_url="http://127.0.0.1/",
+        store=store,
+        protocol=ProtocolSettings(preview_generations=preview_generations),
+        streams=StreamSettings(heartbeat_interval=0.5),
+        runtime=RuntimeSettings(lease_seconds=LEASE_SECONDS, poll_interval=0.05),
+    )
     extra = [*tags.items()]
 
     def app(environ: dict[str, Any], start_response: Any) -> Any:

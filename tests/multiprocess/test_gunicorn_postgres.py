@@ -39,7 +39,7 @@ class HostAgent(MultiprocessAgent):
 
 
 app = (tagged_app(HostAgent(), os.environ["A2A_TEST_PG_STORE"],
-                  {"X-Instance": os.environ["A2A_TEST_INSTANCE"]}, keeper=True)
+                  {"X-Instance": os.environ["A2A_TEST_INSTANCE"]})
        if os.environ.get("A2A_TEST_PG_STORE") else None)
 
 

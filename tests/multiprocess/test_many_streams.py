@@ -18,8 +18,9 @@ from multiprocess_support import APP_PATH, MultiprocessAgent, fresh_peer
 from support.gunicorn import ROOT, ServerProcess, free_port
 
 from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import StreamSettings
 
-app = A2AApp(MultiprocessAgent(), heartbeat_interval=1.0)
+app = A2AApp(MultiprocessAgent(), streams=StreamSettings(heartbeat_interval=1.0))
 
 pytestmark = pytest.mark.slow
 

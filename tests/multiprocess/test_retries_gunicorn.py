@@ -32,6 +32,7 @@ from support.gunicorn import ServerProcess, start_gunicorn
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.agent import working
+from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 
 
 class RetryAgent(Agent):
@@ -56,8 +57,13 @@ def _build() -> Any:
     options: dict[str, Any] = {"lease_seconds": 1.5, "poll_interval": 0.05}
     if os.environ.get("RETRY_WAIT"):
         options["retry_wait_timeout"] = float(os.environ["RETRY_WAIT"])
-    inner = A2AApp(RetryAgent(), base_url="http://127.0.0.1/", store=os.environ["RETRY_STORE"],
-                   heartbeat_interval=0.5, runtime_options=options)
+    inner = A2AApp(
+        RetryAgent(),
+        base_url="http://127.0.0.1/",
+        store=os.environ["RETRY_STORE"],
+        streams=StreamSettings(heartbeat_interval=0.5),
+        runtime=RuntimeSettings(**(options or {})),
+    )
 
     def tagged_app(environ: dict[str, Any], start_response: Any) -> Any:
         def tagged(status: str, headers: list[tuple[str, str]], *exc: Any) -> Any:

@@ -22,9 +22,13 @@ from support.a2a_http import state_of
 from support.gunicorn import WORKER_CLASSES, start_gunicorn
 
 from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import StreamSettings
 
-_inner = A2AApp(MultiprocessAgent(), store=os.environ.get("A2A_TEST_STORE"),
-                heartbeat_interval=0.5)
+_inner = A2AApp(
+    MultiprocessAgent(),
+    store=os.environ.get("A2A_TEST_STORE"),
+    streams=StreamSettings(heartbeat_interval=0.5),
+)
 
 
 def app(environ: dict[str, Any], start_response: Any) -> Any:

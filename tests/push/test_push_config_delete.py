@@ -14,6 +14,7 @@ from support.a2a_http import Peer, served
 from support.schemas import check_response
 
 from a2a_wsgi import A2AApp, Agent, input_required
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 VERSIONS = ["0.3", "1.0"]
 HIDDEN = "secret"
@@ -34,8 +35,11 @@ def deny_hidden(operation: Any, task: Any) -> bool:
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     # Declared push without delivery: configs are stored as given, nothing is sent.
-    app = A2AApp(Asks(), authorize_task=deny_hidden,
-                 agent_card_opts={"capabilities": {"push_notifications": True}})
+    app = A2AApp(
+        Asks(),
+        card=CardSettings(overrides={"capabilities": {"push_notifications": True}}),
+        protocol=ProtocolSettings(authorize_task=deny_hidden),
+    )
     with served(app) as handle:
         yield handle.url
 

@@ -75,6 +75,7 @@ from a2a_core.wire._common import (
     MAX_TASK_ID_LENGTH,
     MAX_URI_LENGTH,
 )
+from a2a_wsgi.settings import CardSettings, ProtocolSettings, RuntimeSettings
 
 MIB = 1024 * 1024
 
@@ -448,7 +449,7 @@ def test_row_22_issued_ids_and_uuids_pass_the_format_check(server: Any) -> None:
 ])
 def test_row_22_push_config_task_ids(method: str, params: dict[str, Any]) -> None:
     """With push declared (else -32003 comes first), push task ids are format-checked too."""
-    app = corpus_app(agent_card_opts={"capabilities": {"push_notifications": True}})
+    app = corpus_app(card=CardSettings(overrides={"capabilities": {"push_notifications": True}}))
     with served(app) as handle:
         version = "0.3" if "/" in method else "1.0"  # 0.3: "id" is the task
         payload = post_raw(handle.url, rpc_body(method, params, request_id=22),
@@ -480,7 +481,7 @@ def test_row_23_unknown_fields_in_params_are_ignored(server: Any) -> None:
 @pytest.fixture(scope="module")
 def push_server() -> Iterator[Any]:
     """Push declared (else -32003 comes first), with one WORKING task to attach configs to."""
-    app = corpus_app(agent_card_opts={"capabilities": {"push_notifications": True}})
+    app = corpus_app(card=CardSettings(overrides={"capabilities": {"push_notifications": True}}))
     with served(app) as handle:
         task = Peer(handle.url, "1.0").send("wait", blocking=False)
         yield SimpleNamespace(url=handle.url, task_id=task["id"])
@@ -819,10 +820,13 @@ def scoped(request: pytest.FixtureRequest) -> Iterator[Any]:
     caps = {"capabilities": {"push_notifications": True, "streaming": True}}
     owners = OwnerTable()
     if request.param == "identity":
-        app = corpus_app(agent_card_opts=caps)
+        app = corpus_app(card=CardSettings(overrides=caps))
     else:  # every identity shares the anonymous store scope; only the callback protects
-        app = corpus_app(agent_card_opts=caps, authorize_task=owners,
-                         runtime_options={"owner_key": lambda identity: None})
+        app = corpus_app(
+            card=CardSettings(overrides=caps),
+            protocol=ProtocolSettings(authorize_task=owners),
+            runtime=RuntimeSettings(owner_key=lambda identity: None),
+        )
     wsgi = IdentityFromHeader(app)
     with served(wsgi) as handle:
         yield SimpleNamespace(url=handle.url, app=wsgi, owners=owners.owners)
@@ -954,7 +958,7 @@ def hostile_send(draw: st.DrawFn) -> tuple[str | None, bytes]:
 
 @pytest.fixture(scope="module")
 def fuzz_app() -> Iterator[Any]:
-    app = corpus_app(agent_card_opts={"capabilities": {"streaming": True}})
+    app = corpus_app(card=CardSettings(overrides={"capabilities": {"streaming": True}}))
     try:
         yield app
     finally:

@@ -47,6 +47,7 @@ from a2a_core.wire._common import (
     MAX_PAGE_TOKEN_LENGTH,
     MAX_TASK_ID_LENGTH,
 )
+from a2a_wsgi.settings import CardSettings
 
 MIB = 1024 * 1024
 SEND: RestRequest = ("POST", "/message:send", {}, None)
@@ -217,7 +218,7 @@ def test_corpus_row_over_http_json(server: Any, case: RestRow) -> None:
 @pytest.fixture(scope="module")
 def push_server() -> Iterator[Any]:
     """Push declared, with one WORKING task to attach configs to."""
-    app = corpus_app(agent_card_opts={"capabilities": {"push_notifications": True}})
+    app = corpus_app(card=CardSettings(overrides={"capabilities": {"push_notifications": True}}))
     with served(app) as handle:
         task = Peer(handle.url, "1.0").send("wait", blocking=False)
         yield SimpleNamespace(url=handle.url, task_id=task["id"])

@@ -14,14 +14,18 @@ from rest_support import Rest, RestAgent, assert_no_internal_text, assert_status
 from support.a2a_http import served
 
 from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 MIB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    with served(A2AApp(RestAgent(), agent_card_opts={
-            "capabilities": {"push_notifications": True}})) as handle:
+    with served(A2AApp(
+        RestAgent(),
+        card=CardSettings(overrides={
+            "capabilities": {"push_notifications": True}}),
+    )) as handle:
         yield handle.url
 
 
@@ -268,7 +272,7 @@ def test_another_version_is_refused(rest: Rest, where: str, version: str) -> Non
 
 
 def test_an_app_without_1_0_serves_no_http_json() -> None:
-    with served(A2AApp(RestAgent(), versions=("0.3",))) as handle:
+    with served(A2AApp(RestAgent(), protocol=ProtocolSettings(versions=("0.3",)))) as handle:
         card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5).json()
         assert [i["protocolBinding"] for i in card["supportedInterfaces"]] == ["JSONRPC"]
         response = requests.get(handle.url + "/rest/tasks", timeout=5)

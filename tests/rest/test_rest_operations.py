@@ -18,6 +18,7 @@ from support.a2a_http import served
 
 from a2a_core.models import AgentCard
 from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 PUSH = {"capabilities": {"push_notifications": True}}
 
@@ -25,8 +26,13 @@ PUSH = {"capabilities": {"push_notifications": True}}
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
     """Push declared (configs are stored, never delivered: no push= worker)."""
-    app = A2AApp(RestAgent(), agent_card_opts=PUSH,
-                 extended_card=lambda ctx: AgentCard(name="REST Agent (extended)"))
+    app = A2AApp(
+        RestAgent(),
+        card=CardSettings(
+            overrides=PUSH,
+            extended_card=lambda ctx: AgentCard(name="REST Agent (extended)"),
+        ),
+    )
     with served(app) as handle:
         yield handle.url
 
@@ -48,7 +54,10 @@ def test_the_card_lists_the_http_json_interface_after_json_rpc(base: str) -> Non
 
 
 def test_bindings_and_rest_path_options_shape_the_card() -> None:
-    app = A2AApp(RestAgent(), bindings=("HTTP+JSON", "JSONRPC"), rest_path="api/v1")
+    app = A2AApp(
+        RestAgent(),
+        protocol=ProtocolSettings(bindings=("HTTP+JSON", "JSONRPC"), rest_path="api/v1"),
+    )
     with served(app) as handle:
         card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5).json()
         first = card["supportedInterfaces"][0]
@@ -59,7 +68,7 @@ def test_bindings_and_rest_path_options_shape_the_card() -> None:
 
 
 def test_rest_path_none_serves_no_http_json(base: str) -> None:
-    app = A2AApp(RestAgent(), rest_path=None)
+    app = A2AApp(RestAgent(), protocol=ProtocolSettings(rest_path=None))
     with served(app) as handle:
         card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5).json()
         assert {i["protocolBinding"] for i in card["supportedInterfaces"]} == {"JSONRPC"}

@@ -21,6 +21,7 @@ from support.a2a_http import Peer, served, unwrap
 
 from a2a_core.extensions import Extension
 from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import CardSettings, ProtocolSettings, RuntimeSettings
 
 CAPS = {"capabilities": {"push_notifications": True, "streaming": True}}
 
@@ -41,10 +42,14 @@ def scoped(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Alice and Bob: scoped by the store (identity) or only by the callback."""
     owners = OwnerTable()
     if request.param == "identity":
-        app = A2AApp(RestAgent(), agent_card_opts=CAPS)
+        app = A2AApp(RestAgent(), card=CardSettings(overrides=CAPS))
     else:
-        app = A2AApp(RestAgent(), agent_card_opts=CAPS, authorize_task=owners,
-                     runtime_options={"owner_key": lambda identity: None})
+        app = A2AApp(
+            RestAgent(),
+            card=CardSettings(overrides=CAPS),
+            protocol=ProtocolSettings(authorize_task=owners),
+            runtime=RuntimeSettings(owner_key=lambda identity: None),
+        )
     with served(IdentityFromHeader(app)) as handle:
         yield SimpleNamespace(url=handle.url, owners=owners.owners)
 
@@ -98,7 +103,7 @@ def test_another_callers_task_is_a_missing_task(scoped: Any) -> None:
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    with served(A2AApp(RestAgent(), agent_card_opts=CAPS)) as handle:
+    with served(A2AApp(RestAgent(), card=CardSettings(overrides=CAPS))) as handle:
         yield handle.url
 
 
@@ -230,7 +235,7 @@ class Required(Extension):
 #: dispatcher on an HTTP+JSON GET (a2a_wsgi/app.py, A2AApp.__call__).
 @pytest.mark.parametrize("method", ["POST", "GET"])
 def test_requested_extensions_are_echoed(method: str) -> None:
-    with served(A2AApp(RestAgent(), extensions=[Tracing()])) as handle:
+    with served(A2AApp(RestAgent(), protocol=ProtocolSettings(extensions=(Tracing(),)))) as handle:
         rest = Rest(handle.url + "/rest")
         path, body = ("/tasks/tsk-1:subscribe", {}) if method == "POST" else ("/tasks", None)
         asked = rest.request(method, path, body=body, headers={
@@ -243,7 +248,7 @@ def test_requested_extensions_are_echoed(method: str) -> None:
 
 
 def test_a_required_extension_not_requested_is_refused() -> None:
-    with served(A2AApp(RestAgent(), extensions=[Required()])) as handle:
+    with served(A2AApp(RestAgent(), protocol=ProtocolSettings(extensions=(Required(),)))) as handle:
         rest = Rest(handle.url + "/rest")
         response = rest.request("POST", "/message:send", body={"message": message_json()})
         error = assert_status(response, 400, "EXTENSION_SUPPORT_REQUIRED",

@@ -16,6 +16,7 @@ from rest_support import Rest, RestAgent, assert_status, message_json
 from support.a2a_http import SSEEvent, served
 
 from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import CardSettings
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +94,7 @@ def test_stream_errors_before_streaming_are_plain_status(rest: Rest) -> None:
 
 
 def test_streaming_off_is_refused() -> None:
-    app = A2AApp(RestAgent(), agent_card_opts={"capabilities": {"streaming": False}})
+    app = A2AApp(RestAgent(), card=CardSettings(overrides={"capabilities": {"streaming": False}}))
     with served(app) as handle:
         rest = Rest(handle.url + "/rest")
         response = rest.request("POST", "/message:stream", body={"message": message_json()})

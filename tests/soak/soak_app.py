@@ -10,6 +10,7 @@ from __future__ import annotations
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, working
 from a2a_wsgi.agent import Outcome
+from a2a_wsgi.settings import StreamSettings
 
 #: Seconds between a held task's status updates, and the longest it is held.
 TICK, HOLD_LIMIT = 0.1, 120.0
@@ -32,4 +33,4 @@ class SoakAgent(Agent):
 
 app = A2AApp(SoakAgent())
 #: The same agent, cutting a stream whose client reads nothing for 1 s.
-cut_app = A2AApp(SoakAgent(), stalled_write_timeout=1.0)
+cut_app = A2AApp(SoakAgent(), streams=StreamSettings(stalled_write_timeout=1.0))

@@ -93,11 +93,14 @@ WORKER_CLASSES = ("gthread", "gevent")
 
 def gunicorn_argv(app: str, *, port: int, workers: int = 1, threads: int = 8,
                   graceful_timeout: float | None = 1, worker_class: str = "gthread") -> list[str]:
-    """``python -m gunicorn`` with a worker that holds SSE streams, bound to loopback.
+    """``python -m gunicorn`` with a worker that holds SSE streams, bound to loopback,
+    configured as docs/deployment.md says (``-c python:a2a_wsgi.gunicorn_config``: each
+    worker tells its apps what it is and starts them at boot).
 
     No control socket: gunicorn would otherwise create one under ``$HOME``.
     """
-    argv = [sys.executable, "-m", "gunicorn", "-k", worker_class, "--workers", str(workers),
+    argv = [sys.executable, "-m", "gunicorn", "-c", "python:a2a_wsgi.gunicorn_config",
+            "-k", worker_class, "--workers", str(workers),
             "--no-control-socket", "-b", f"127.0.0.1:{port}"]
     argv += ["--threads", str(threads)] if worker_class == "gthread" else []
     if graceful_timeout is not None:

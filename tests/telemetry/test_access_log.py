@@ -14,6 +14,7 @@ from telemetry_support import access_lines, serving, wait_until
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.serve import ServerHandle
+from a2a_wsgi.settings import StreamSettings
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT = "00f067aa0ba902b7"
@@ -201,7 +202,10 @@ def test_a_stream_is_logged_when_it_ends(logs: pytest.LogCaptureFixture) -> None
 def test_a_stream_the_client_leaves_is_logged_as_such(
         logs: pytest.LogCaptureFixture) -> None:
     gate = Gate()
-    app = A2AApp(Agent.from_function(gate.agent, name="Slow"), heartbeat_interval=0.1)
+    app = A2AApp(
+        Agent.from_function(gate.agent, name="Slow"),
+        streams=StreamSettings(heartbeat_interval=0.1),
+    )
     with serving(app) as handle:
         try:
             with Peer(handle.url, "1.0").stream(

@@ -26,6 +26,7 @@ from a2a_wsgi import (
     stream,
     working,
 )
+from a2a_wsgi.settings import CardSettings, ProtocolSettings, StreamSettings
 
 VERSIONS = ["0.3", "1.0"]
 
@@ -83,7 +84,7 @@ def probe() -> Probe:
 
 @pytest.fixture
 def server(probe: Probe) -> Any:
-    app = A2AApp(probe, resubscribe_timeout=0.5, heartbeat_interval=0.05)
+    app = A2AApp(probe, streams=StreamSettings(resubscribe_timeout=0.5, heartbeat_interval=0.05))
     with served(app) as handle:
         yield handle
 
@@ -131,7 +132,7 @@ def test_card_revalidation_answers_304(server: Any) -> None:
 
 def test_last_modified_is_the_configured_time_in_gmt(probe: Probe) -> None:
     when = datetime(2026, 1, 2, 5, 4, 5, tzinfo=timezone(timedelta(hours=2)))
-    with served(A2AApp(probe, last_modified=when)) as handle:
+    with served(A2AApp(probe, card=CardSettings(last_modified=when))) as handle:
         response = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5)
     assert response.headers["Last-Modified"] == "Fri, 02 Jan 2026 03:04:05 GMT"
     assert format_datetime(when.astimezone(timezone.utc), usegmt=True) == (
@@ -148,7 +149,11 @@ def test_routing_405_and_404(server: Any) -> None:
 
 
 def test_card_path_and_rpc_path_options(probe: Probe) -> None:
-    app = A2AApp(probe, agent_card_path="meta/card.json", json_rpc_path="rpc")
+    app = A2AApp(
+        probe,
+        card=CardSettings(path="meta/card.json"),
+        protocol=ProtocolSettings(json_rpc_path="rpc"),
+    )
     with served(app) as handle:
         default = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5)
         assert default.status_code == 404
@@ -162,7 +167,7 @@ def test_card_path_and_rpc_path_options(probe: Probe) -> None:
 
 
 def test_card_serving_can_be_disabled(probe: Probe) -> None:
-    with served(A2AApp(probe, agent_card_path=False)) as handle:
+    with served(A2AApp(probe, card=CardSettings(path=None))) as handle:
         card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5)
         assert card.status_code == 404
         assert state_of(Peer(handle.url, "0.3").send("hello")) == "completed"
@@ -175,9 +180,12 @@ def test_missing_base_url_fails_loudly_naming_both_fixes(probe: Probe) -> None:
     assert "put_base_url" in str(caught.value)
 
 
-def test_agent_card_opts_override_card_fields(probe: Probe) -> None:
-    app = A2AApp(probe, agent_card_opts={"description": "Overridden",
-                                         "capabilities": {"state_transition_history": True}})
+def test_card_overrides_override_card_fields(probe: Probe) -> None:
+    app = A2AApp(
+        probe,
+        card=CardSettings(overrides={"description": "Overridden",
+                                         "capabilities": {"state_transition_history": True}}),
+    )
     with served(app) as handle:
         card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5).json()
     assert card["description"] == "Overridden"
@@ -322,7 +330,7 @@ def test_extended_card(probe: Probe, version: str) -> None:
     def extended(ctx: Any) -> AgentCard:
         return AgentCard(name="Probe Agent (extended)", description="more", version="2.0.0")
 
-    with served(A2AApp(Probe(), extended_card=extended)) as handle:
+    with served(A2AApp(Probe(), card=CardSettings(extended_card=extended))) as handle:
         card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=5).json()
         assert card["capabilities"]["extendedAgentCard"] is True
         response = Peer(handle.url, version).rpc("extended_card")

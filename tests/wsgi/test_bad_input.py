@@ -11,6 +11,7 @@ import requests
 from support.a2a_http import Peer, served, user_message
 
 from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import LimitSettings
 from examples.echo import EchoAgent
 
 LIMIT = 8192
@@ -18,7 +19,10 @@ LIMIT = 8192
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Any]:
-    with served(A2AApp(EchoAgent(), max_body_bytes=LIMIT, max_json_depth=32)) as handle:
+    with served(A2AApp(
+        EchoAgent(),
+        limits=LimitSettings(max_body_bytes=LIMIT, max_json_depth=32),
+    )) as handle:
         yield handle
 
 

@@ -12,6 +12,7 @@ from support.gunicorn import ROOT, start_gunicorn
 from a2a_core.models import AgentSkill, Message, OAuth2SecurityScheme, OAuthFlows
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
 from a2a_wsgi.card_schema import CardSchemaError
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 
 class Echo(Agent):
@@ -35,7 +36,11 @@ def test_a_valid_card_starts() -> None:
 @pytest.mark.parametrize("versions", [("0.3", "1.0"), ("1.0",)])
 def test_a_card_off_the_schema_refuses_to_start_naming_the_member(
         versions: tuple[str, ...]) -> None:
-    app = A2AApp(Echo(), agent_card_opts=NO_FLOW, versions=versions)
+    app = A2AApp(
+        Echo(),
+        card=CardSettings(overrides=NO_FLOW),
+        protocol=ProtocolSettings(versions=tuple(versions)),
+    )
     with pytest.raises(CardSchemaError) as info:
         app.start()
     message = str(info.value)
@@ -47,7 +52,7 @@ def test_a_card_off_the_schema_refuses_to_start_naming_the_member(
 
 
 def test_serve_refuses_before_it_listens() -> None:
-    app = A2AApp(Echo(), agent_card_opts=NO_FLOW)
+    app = A2AApp(Echo(), card=CardSettings(overrides=NO_FLOW))
     with pytest.raises(CardSchemaError, match="flows"):
         serve(app, "127.0.0.1:0")
 
@@ -90,7 +95,7 @@ def test_without_jsonschema_the_start_says_what_to_install() -> None:
 
 
 #: Served by gunicorn below: created at import (which starts nothing outside gunicorn).
-broken_app = A2AApp(Echo(), agent_card_opts=NO_FLOW)
+broken_app = A2AApp(Echo(), card=CardSettings(overrides=NO_FLOW))
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, put_base_url, reply
 from a2a_wsgi.public_url import LOOPBACK_HOSTS, UntrustedHostError, normalize_hosts
 from a2a_wsgi.public_url import request_base_url as base_url_of
+from a2a_wsgi.settings import CardSettings
 
 CARD = "/.well-known/agent-card.json"
 
@@ -109,7 +110,7 @@ def test_explicit_urls_win_over_the_request() -> None:
 
 
 def test_behind_proxy_fix_the_forwarded_host_is_advertised_when_trusted() -> None:
-    app = A2AApp(Echo(), trusted_hosts=["agents.example"])
+    app = A2AApp(Echo(), card=CardSettings(trusted_hosts=("agents.example",)))
     proxied = ProxyFix(app, x_for=1, x_proto=1, x_host=1)
     headers = {"X-Forwarded-Host": "agents.example", "X-Forwarded-Proto": "https"}
     assert _urls(Client(proxied).get(CARD, headers=headers))[0] == "https://agents.example/"

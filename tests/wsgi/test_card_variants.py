@@ -31,6 +31,7 @@ from a2a_core.models import (
     OpenIdConnectSecurityScheme,
 )
 from a2a_wsgi import A2AApp, Agent, get_agent_card, put_base_url, reply
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 CARD_PATH = "/.well-known/agent-card.json"
 #: Members only 0.3 readers need (the 0.3 card's endpoint members and its security list).
@@ -92,7 +93,7 @@ def mounted(app: A2AApp) -> Callable[..., Any]:
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[str]:
-    app = A2AApp(Planner(), agent_card_opts=RICH, extended_card=extended)
+    app = A2AApp(Planner(), card=CardSettings(overrides=RICH, extended_card=extended))
     with served(mounted(app)) as handle:
         yield handle.url
 
@@ -175,7 +176,11 @@ def test_304_per_variant(site: str) -> None:
 
 
 def test_an_app_without_0_3_serves_the_strict_card_on_its_own_route() -> None:
-    with served(A2AApp(Planner(), agent_card_opts=RICH, versions=("1.0",))) as handle:
+    with served(A2AApp(
+        Planner(),
+        card=CardSettings(overrides=RICH),
+        protocol=ProtocolSettings(versions=("1.0",)),
+    )) as handle:
         url = handle.url + CARD_PATH
         for headers in ({}, {"A2A-Version": "0.3"}, {"A2A-Version": "1.0"}):
             response = fetch(url, headers)
@@ -203,7 +208,7 @@ def test_the_extended_card_is_strict_in_the_negotiated_version(site: str, versio
 
 
 def test_the_apps_own_route_serves_the_strict_card_for_the_header() -> None:
-    with served(A2AApp(Planner(), agent_card_opts=RICH)) as handle:
+    with served(A2AApp(Planner(), card=CardSettings(overrides=RICH))) as handle:
         url = handle.url + CARD_PATH
         assert_dual(fetch(url), handle.url)
         strict = fetch(url, {"A2A-Version": "1.0"})
@@ -212,5 +217,5 @@ def test_the_apps_own_route_serves_the_strict_card_for_the_header() -> None:
 
 
 def test_the_apps_own_route_serves_the_strict_card_for_the_query_parameter() -> None:
-    with served(A2AApp(Planner(), agent_card_opts=RICH)) as handle:
+    with served(A2AApp(Planner(), card=CardSettings(overrides=RICH))) as handle:
         assert_strict(fetch(handle.url + CARD_PATH + "?A2A-Version=1.0"))

@@ -19,6 +19,7 @@ from support.a2a_http import Peer, served, state_of, user_message
 from a2a_core.generations import GENERATIONS_EXTENSION_URI as URI
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, input_required, reply
+from a2a_wsgi.settings import LimitSettings, ProtocolSettings, RuntimeSettings
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +55,7 @@ def agent() -> Turns:
 
 @pytest.fixture(scope="module")
 def on(agent: Turns) -> Iterator[str]:
-    app = A2AApp(agent, preview_generations=True)
+    app = A2AApp(agent, protocol=ProtocolSettings(preview_generations=True))
     with served(app) as handle:
         yield handle.url
     agent.gate.set()
@@ -208,7 +209,11 @@ def test_a_mismatched_if_generation_match_is_refused(on: str) -> None:
 
 def test_a_long_poll_hold_takes_a_stream_place() -> None:
     agent = Turns()
-    app = A2AApp(agent, preview_generations=True, max_streams=1)
+    app = A2AApp(
+        agent,
+        protocol=ProtocolSettings(preview_generations=True),
+        limits=LimitSettings(max_streams=1),
+    )
     with served(app) as handle:
         peer = Peer(handle.url, "1.0")
         task = peer.rpc("send", {"message": user_message("hello", "1.0")},
@@ -237,9 +242,14 @@ def _fixed_app(preview: bool) -> A2AApp:
     from itertools import count
 
     numbers = count(1)
-    return A2AApp(Turns(), preview_generations=preview, runtime_options={
-        "id_factory": lambda prefix: f"{prefix}-{next(numbers)}",
-        "clock": lambda: datetime(2026, 1, 1, tzinfo=timezone.utc)})
+    return A2AApp(
+        Turns(),
+        protocol=ProtocolSettings(preview_generations=preview),
+        runtime=RuntimeSettings(
+            id_factory=lambda prefix: f"{prefix}-{next(numbers)}",
+            clock=lambda: datetime(2026, 1, 1, tzinfo=timezone.utc),
+        ),
+    )
 
 
 @pytest.mark.parametrize("version", ["0.3", "1.0"])

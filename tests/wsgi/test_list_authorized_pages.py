@@ -8,6 +8,7 @@ from werkzeug.test import Client
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import ProtocolSettings
 
 
 class Echo(Agent):
@@ -30,7 +31,7 @@ def _call(client: Client, method: str, params: dict[str, Any]) -> Any:
 
 
 def test_pages_are_refilled_past_hidden_tasks_and_paging_stays_exact() -> None:
-    app = A2AApp(Echo(), authorize_task=_only_even)
+    app = A2AApp(Echo(), protocol=ProtocolSettings(authorize_task=_only_even))
     client = Client(app)
     for n in range(30):
         _call(client, "SendMessage", {"message": {

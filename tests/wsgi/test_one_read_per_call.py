@@ -11,6 +11,7 @@ from werkzeug.test import Client
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, input_required
+from a2a_wsgi.settings import CardSettings
 from a2a_wsgi.stores import MemoryTaskStore
 
 
@@ -45,8 +46,11 @@ def _call(client: Client, method: str, params: dict[str, Any]) -> Any:
 @pytest.fixture
 def app_and_store() -> Any:
     store = CountingStore()
-    app = A2AApp(Asks(), store=store,
-                 agent_card_opts={"capabilities": {"push_notifications": True}})
+    app = A2AApp(
+        Asks(),
+        store=store,
+        card=CardSettings(overrides={"capabilities": {"push_notifications": True}}),
+    )
     yield app, store
     app.close()
 

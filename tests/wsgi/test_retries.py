@@ -33,6 +33,7 @@ from a2a_core.models import Message, SendMessageRequest, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.agent import working
 from a2a_wsgi.runtime import Runtime
+from a2a_wsgi.settings import CardSettings, RuntimeSettings, StreamSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 
 #: Gates the ``hold:NAME`` agent waits on; the tests open them.
@@ -65,10 +66,14 @@ class RetryAgent(Agent):
 
 
 def build_app(store: str = "memory", **runtime: Any) -> A2AApp:
-    return A2AApp(RetryAgent(), base_url="http://127.0.0.1/", store=store,
-                  heartbeat_interval=0.2,
-                  agent_card_opts={"capabilities": {"push_notifications": True}},
-                  runtime_options=runtime or None)
+    return A2AApp(
+        RetryAgent(),
+        base_url="http://127.0.0.1/",
+        store=store,
+        card=CardSettings(overrides={"capabilities": {"push_notifications": True}}),
+        streams=StreamSettings(heartbeat_interval=0.2),
+        runtime=RuntimeSettings(**runtime),
+    )
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -355,7 +360,7 @@ def test_a_live_lease_of_another_worker_makes_a_retry_wait_an_expired_one_does_n
 
 def test_a_negative_wait_limit_is_refused() -> None:
     with pytest.raises(ValueError, match="retry_wait_timeout"):
-        Runtime(RetryAgent(), retry_wait_timeout=-1)
+        Runtime(RetryAgent(), RuntimeSettings(retry_wait_timeout=-1))
 
 
 # -- other waits end when the client hangs up -------------------------------------------------
@@ -364,8 +369,11 @@ def test_a_negative_wait_limit_is_refused() -> None:
 @pytest.mark.parametrize("method", ["SendStreamingMessage", "SubscribeToTask"])
 def test_a_stream_whose_client_hangs_up_frees_its_thread_before_the_next_heartbeat(
         serve_app: Callable[..., str], method: str) -> None:
-    app = A2AApp(RetryAgent(), base_url="http://127.0.0.1/", heartbeat_interval=30,
-                 resubscribe_timeout=60)
+    app = A2AApp(
+        RetryAgent(),
+        base_url="http://127.0.0.1/",
+        streams=StreamSettings(heartbeat_interval=30, resubscribe_timeout=60),
+    )
     url = serve_app(app)
     params = send_params("hold:stream", "streamed")
     sock = raw_send(url, params, "SendStreamingMessage")

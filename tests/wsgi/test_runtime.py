@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.runtimes import runtime as build_runtime
 
 from a2a_core.errors import (
     ExtendedAgentCardNotConfiguredError,
@@ -99,7 +100,7 @@ def make_runtime(handler: Handler, **kwargs: Any) -> Runtime:
     kwargs.setdefault("id_factory", counting_ids())
     kwargs.setdefault("heartbeat_interval", 0.02)
     kwargs.setdefault("resubscribe_timeout", 0.3)
-    return Runtime(agent, **kwargs)
+    return build_runtime(agent, **kwargs)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.runtimes import runtime as build_runtime
 
 from a2a_core.models import (
     CancelTaskRequest,
@@ -42,6 +43,7 @@ from a2a_wsgi.agent import (
     working,
 )
 from a2a_wsgi.runtime import Runtime
+from a2a_wsgi.settings import RuntimeSettings
 from a2a_wsgi.stores import MemoryTaskStore, OutboxEntry, SQLiteTaskStore
 
 S = TaskState
@@ -87,7 +89,7 @@ def make(made: list[Runtime], handler: Callable[[Message, AgentContext], Any],
          **kwargs: Any) -> Runtime:
     ids = itertools.count(1)
     kwargs.setdefault("id_factory", lambda prefix: f"{prefix}-{next(ids)}")
-    runtime = Runtime(Agent.from_function(handler, name="Counted"), **kwargs)
+    runtime = build_runtime(Agent.from_function(handler, name="Counted"), **kwargs)
     made.append(runtime)
     return runtime
 
@@ -220,7 +222,8 @@ def test_the_answer_the_log_and_the_transitions_agree_with_the_store(
     seen: list[TransitionEvent] = []
     store = MemoryTaskStore()
     runtime = Runtime(Agent.from_function(_scripted(steps, ending), name="Scripted"),
-                      store=store, on_transition=seen.append, max_history=max_history)
+                      RuntimeSettings(on_transition=seen.append, max_history=max_history),
+                      store=store)
     try:
         result = runtime.send_message(send(), call())
     finally:

@@ -28,6 +28,7 @@ from a2a_wsgi import (
 )
 from a2a_wsgi.cli import serve_main
 from a2a_wsgi.serve import parse_addr, serve
+from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 
 class MetadataEcho(Agent):
@@ -77,8 +78,11 @@ def tenant_middleware(app: A2AApp) -> Any:
 
 
 def test_wsgi_middleware_overrides_url_metadata_and_identity() -> None:
-    app = A2AApp(MetadataEcho(), base_url="https://default.example/",
-                 metadata={"static": "yes", "layer": "static"})
+    app = A2AApp(
+        MetadataEcho(),
+        base_url="https://default.example/",
+        protocol=ProtocolSettings(metadata={"static": "yes", "layer": "static"}),
+    )
     with served(tenant_middleware(app)) as handle:
         card_url = handle.url + "/.well-known/agent-card.json"
         plain = requests.get(card_url, timeout=5)
@@ -97,7 +101,11 @@ def test_wsgi_middleware_overrides_url_metadata_and_identity() -> None:
 
 def test_flask_before_request_and_custom_card_route() -> None:
     flask = pytest.importorskip("flask")
-    a2a = A2AApp(MetadataEcho(), json_rpc_path="agent", agent_card_path=False)
+    a2a = A2AApp(
+        MetadataEcho(),
+        card=CardSettings(path=None),
+        protocol=ProtocolSettings(json_rpc_path="agent"),
+    )
     site = flask.Flask("site")
 
     @site.before_request

@@ -1,4 +1,4 @@
-"""An app's settings are data: grouped, frozen, validated, with the flat names still working."""
+"""An app's settings are data: a few keywords and frozen, validated groups, one way each."""
 
 from __future__ import annotations
 
@@ -11,7 +11,13 @@ from werkzeug.test import Client
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.push import PushPlanner
-from a2a_wsgi.settings import AppSettings, CardSettings, LimitSettings, StreamSettings
+from a2a_wsgi.settings import (
+    CardSettings,
+    LimitSettings,
+    ProtocolSettings,
+    RuntimeSettings,
+    StreamSettings,
+)
 
 
 class Echo(Agent):
@@ -21,31 +27,47 @@ class Echo(Agent):
         return reply(message.text or "")
 
 
-def test_the_flat_names_land_in_their_groups() -> None:
-    settings = AppSettings.from_options(
-        base_url="https://a.example/", agent_card_path=False, max_parts=3,
-        heartbeat_interval=2.0, runtime_options={"lease_seconds": 5}, push=True,
-        versions=["1.0"], trusted_hosts="a.example", inspector=1)
-    assert settings.card.base_url == "https://a.example/" and settings.card.path is None
-    assert settings.card.trusted_hosts == ("a.example",)
+def test_the_app_keeps_its_keywords_and_groups_as_one_value() -> None:
+    app = A2AApp(Echo(), base_url="https://a.example/", push=True,
+                 card=CardSettings(path=None, trusted_hosts=("a.example",)),
+                 limits=LimitSettings(max_parts=3),
+                 streams=StreamSettings(heartbeat_interval=2.0),
+                 runtime=RuntimeSettings(lease_seconds=5), inspector=True)
+    settings = app.settings
+    assert settings.base_url == app.base_url == "https://a.example/"
+    assert settings.card.path is None and settings.card.trusted_hosts == ("a.example",)
     assert settings.limits.max_parts == 3 and settings.streams.heartbeat_interval == 2.0
-    assert settings.runtime.options == {"lease_seconds": 5}
-    assert settings.push is not None and settings.protocol.versions == ("1.0",)
-    assert settings.inspector is True
-    assert AppSettings.from_options() == AppSettings()  # one default each, comparable
+    assert settings.runtime.lease_seconds == 5
+    assert settings.push is not None and settings.inspector is True
+    assert A2AApp(Echo()).settings == A2AApp(Echo()).settings  # one default each, comparable
 
 
-def test_an_unknown_option_is_refused_by_name() -> None:
-    with pytest.raises(TypeError, match=r"unknown option\(s\) \['max_part'\]"):
-        A2AApp(Echo(), max_part=3)  # type: ignore[call-arg]
+@pytest.mark.parametrize("name", ["max_part", "heartbeat_interval", "runtime_options",
+                                  "agent_card_opts"])
+def test_an_option_outside_the_keywords_is_refused_by_name(name: str) -> None:
+    """The flat style is gone: an option lives in its group only."""
+    with pytest.raises(TypeError, match=name):
+        A2AApp(Echo(), **{name: 3})
+
+
+def test_the_runtime_settings_are_typed_fields_not_a_mapping() -> None:
+    names = {f.name for f in dataclasses.fields(RuntimeSettings)}
+    assert "options" not in names
+    assert {"lease_seconds", "retention", "max_history", "retry_wait_timeout",
+            "long_poll_timeout", "push_planner", "owner_key"} <= names
+    with pytest.raises(TypeError):
+        RuntimeSettings(lease_secs=5)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("build", [
     lambda: LimitSettings(max_parts=0),
     lambda: LimitSettings(max_body_bytes=-1),
     lambda: StreamSettings(heartbeat_interval=0),
-    lambda: AppSettings.from_options(bindings=["GRPC"]),
-    lambda: AppSettings.from_options(versions=[]),
+    lambda: ProtocolSettings(bindings=("GRPC",)),
+    lambda: ProtocolSettings(versions=()),
+    lambda: RuntimeSettings(lease_seconds=0),
+    lambda: RuntimeSettings(retry_wait_timeout=-1),
+    lambda: CardSettings(overrides={"nmae": "typo"}),
 ])
 def test_bad_values_are_refused_when_the_settings_are_made(build: Any) -> None:
     with pytest.raises(ValueError):
@@ -53,32 +75,24 @@ def test_bad_values_are_refused_when_the_settings_are_made(build: Any) -> None:
 
 
 def test_settings_are_frozen_and_copied_with_replace() -> None:
-    settings = AppSettings(card=CardSettings(base_url="https://a.example/"))
+    settings = A2AApp(Echo(), card=CardSettings(path="card.json")).settings
     with pytest.raises(dataclasses.FrozenInstanceError):
-        settings.card.base_url = "https://b.example/"  # type: ignore[misc]
+        settings.card.path = "other.json"  # type: ignore[misc]
     other = dataclasses.replace(settings, limits=LimitSettings(max_parts=4))
     assert other.card == settings.card and other.limits.max_parts == 4
 
 
-def test_an_app_takes_a_settings_value_and_options_replace_its_fields() -> None:
-    base = AppSettings(card=CardSettings(base_url="https://a.example/"),
-                       limits=LimitSettings(max_parts=2))
-    app = A2AApp(Echo(), base, max_parts=5)
-    assert app.settings.card.base_url == "https://a.example/"
-    assert app.settings.limits.max_parts == 5 and app.base_url == "https://a.example/"
-
-
-def test_combinations_the_docs_show_do_not_clash() -> None:
-    """A planner of one's own beside push=True, max_workers in both places: the
-    deployment's runtime_options win, no TypeError."""
+def test_a_planner_of_ones_own_beside_push_true() -> None:
+    """The docs' combination: push=True with the runtime's own planner and pool size."""
     planner = PushPlanner()
-    app = A2AApp(Echo(), push=True, max_workers=2,
-                 runtime_options={"push_planner": planner, "max_workers": 3})
+    app = A2AApp(Echo(), push=True,
+                 runtime=RuntimeSettings(max_workers=3, push_planner=planner))
     body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
     answer = Client(app).post("/", json=body, headers={"A2A-Version": "1.0"}).get_json()
     assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert app.runtime._pool._max_workers == 3  # type: ignore[attr-defined]
+    assert app.runtime._updates._push_planner is planner  # type: ignore[attr-defined]
     app.close()
 
 

@@ -17,6 +17,7 @@ from support.gunicorn import ROOT, start_gunicorn
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext
 from a2a_wsgi.admission import StreamPlaces, default_stream_limit, reserve_for
+from a2a_wsgi.settings import LimitSettings, StreamSettings
 
 
 class Hold(Agent):
@@ -31,7 +32,7 @@ class Hold(Agent):
 
 
 #: The gunicorn app of the last test (imported by its workers).
-app = A2AApp(Hold(), heartbeat_interval=0.5)
+app = A2AApp(Hold(), streams=StreamSettings(heartbeat_interval=0.5))
 
 
 def test_places_count_and_refuse_past_the_limit() -> None:
@@ -65,7 +66,11 @@ def _open(peer: Peer, task_id: str) -> tuple[requests.Response, Any]:
 
 @pytest.fixture()
 def limited() -> Iterator[tuple[str, str]]:
-    held = A2AApp(Hold(), max_streams=2, heartbeat_interval=0.5)
+    held = A2AApp(
+        Hold(),
+        limits=LimitSettings(max_streams=2),
+        streams=StreamSettings(heartbeat_interval=0.5),
+    )
     with served(held) as handle:
         task = Peer(handle.url).send("hold", blocking=False)
         yield handle.url, task["id"]

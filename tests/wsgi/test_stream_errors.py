@@ -20,6 +20,7 @@ from support.schemas import check_response
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, input_required, reply
+from a2a_wsgi.settings import CardSettings, ProtocolSettings, StreamSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 
 VERSIONS = ["0.3", "1.0"]
@@ -52,8 +53,11 @@ def deny_hidden(operation: Any, task: Any) -> bool:
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    app = A2AApp(Tasks(), authorize_task=deny_hidden, resubscribe_timeout=0.5,
-                 heartbeat_interval=0.05)
+    app = A2AApp(
+        Tasks(),
+        protocol=ProtocolSettings(authorize_task=deny_hidden),
+        streams=StreamSettings(resubscribe_timeout=0.5, heartbeat_interval=0.05),
+    )
     with served(app) as handle:
         yield handle.url
 
@@ -168,7 +172,7 @@ def test_stream_with_bad_params(url: str, version: str, bad: str) -> None:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_streaming_turned_off_is_plain_json_too(version: str) -> None:
-    app = A2AApp(Tasks(), agent_card_opts={"capabilities": {"streaming": False}})
+    app = A2AApp(Tasks(), card=CardSettings(overrides={"capabilities": {"streaming": False}}))
     with served(app) as handle:
         sent = post_stream(handle.url, version, "stream", {"message": user_message("x", version)})
         subscribed = post_stream(handle.url, version, "subscribe", {"id": "tsk-nope"})
@@ -194,7 +198,11 @@ def test_an_error_after_the_first_event_is_an_sse_event(tmp_path: Path, version:
     """The store refuses the run's last write (another connection holds the write lock)."""
     path = tmp_path / "tasks.sqlite3"
     agent = Tasks()
-    app = A2AApp(agent, store=SQLiteTaskStore(path, busy_timeout=0.3), heartbeat_interval=0.05)
+    app = A2AApp(
+        agent,
+        store=SQLiteTaskStore(path, busy_timeout=0.3),
+        streams=StreamSettings(heartbeat_interval=0.05),
+    )
     holder = sqlite3.connect(path, isolation_level=None)
     with served(app) as handle, Peer(handle.url, version).stream(
             "stream", {"message": user_message("gate", version)}) as (response, events):
