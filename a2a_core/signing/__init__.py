@@ -28,7 +28,7 @@ from ._card import (
     signed_content,
     verify_card,
 )
-from ._card_proto import MAX_DEPTH
+from ._card_view import MAX_DEPTH
 from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,

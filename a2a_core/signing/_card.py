@@ -39,15 +39,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._card_view import (
-    LEGACY_SCHEME_TYPES,
-    drop_empty,
-    legacy_requirements,
-    legacy_scheme,
-    proto_view,
-    signed_content,
-    spec_content,
-)
+from ..wire.card import encode_card
+from ._card_view import _WRAPPERS, decode, drop_empty, signed_content, spec_content
 from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,
@@ -308,32 +301,30 @@ def _check_flags(card: Mapping[str, Any]) -> None:
 
 def _check_requirements(legacy: Any, signed: Any, member: str) -> None:
     """0.3 ``security`` equals ``securityRequirements`` (when both are there)."""
-    if legacy is None or signed is None:
-        return  # a lone ``security`` is read into the signed members
-    ours = [drop_empty(proto_view(r, "SecurityRequirement")) for r in
-            legacy_requirements(legacy, member)]
-    theirs = signed if isinstance(signed, list) else None
-    if theirs is None:
-        raise CanonicalizationError(f"{member} requirements are not a list")
-    if ours != [drop_empty(proto_view(r, "SecurityRequirement")) for r in theirs]:
+    if legacy is not None and signed is not None and \
+            _read({"security": legacy}) != _read({"securityRequirements": signed}):
         raise _unsigned(member)
 
 
 def _check_schemes(schemes: Any) -> None:
     """A scheme spelled both ways says the same thing both ways.
 
-    A 1.0 reader takes such a scheme from its 0.3 members, so it is the 1.0
-    wrapper, read by 1.0-only clients, that must agree with them.
+    A 1.0 reader of the SDKs takes such a scheme from its 0.3 members, and ours
+    from its 1.0 wrapper, so the two must agree, in either version's terms.
     """
     if not isinstance(schemes, Mapping):
         return
     for name, scheme in schemes.items():
         if not isinstance(scheme, Mapping) or "type" not in scheme:
             continue
-        wrappers = {w: scheme[w] for w in LEGACY_SCHEME_TYPES.values() if w in scheme}
-        if not wrappers:
-            continue
-        legacy = legacy_scheme({k: v for k, v in scheme.items() if k not in wrappers})
-        if drop_empty(proto_view(legacy, "SecurityScheme")) != \
-                drop_empty(proto_view(wrappers, "SecurityScheme")):
+        wrappers = {k: v for k, v in scheme.items() if k in _WRAPPERS.values()}
+        legacy = {k: v for k, v in scheme.items() if k not in wrappers}
+        if wrappers and drop_empty(_read({"securitySchemes": {name: legacy}})) != \
+                drop_empty(_read({"securitySchemes": {name: wrappers}})):
             raise _unsigned(f"securitySchemes[{name!r}]")
+
+
+def _read(members: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A card of these members as the codec reads it, written in both versions' terms."""
+    card = decode({"url": "-", **members})
+    return [encode_card(card, "0.3"), encode_card(card, "1.0")]
