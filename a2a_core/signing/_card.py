@@ -35,12 +35,14 @@ not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..wire.card import encode_card
-from ._card_view import _WRAPPERS, decode, drop_empty, signed_content, spec_content
+from ._card_view import _WRAPPERS, decode, from_legacy, signed_content, spec_content
 from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,
@@ -240,91 +242,59 @@ def _b64url(raw: bytes) -> str:
 def check_unsigned_members(card: Mapping[str, Any]) -> None:
     """Check that a card's 0.3 members agree with the 1.0 members a signature covers.
 
-    Only a card that has ``supportedInterfaces`` has unsigned 0.3 members: a
-    0.3-only card is read into the 1.0 members and signed as such.
+    Only a card that has ``supportedInterfaces`` has unsigned members: a 0.3-only
+    card is read into the 1.0 members and signed as such. The card is read (by
+    the card codec) as a 0.3 client reads it and as our 1.0 reader does (which
+    takes a scheme from its 1.0 wrapper, where the SDKs take its 0.3 members);
+    each must say what the signed reading says (in both versions' terms; the 0.3
+    reading, which a card without ``url`` lacks, in 0.3 terms only), and name only
+    declared endpoints.
 
-    :raises UnsignedContentError: one of them disagrees (the message names it).
+    :raises UnsignedContentError: one of them disagrees (the message names the member).
     :raises MalformedCardError: the card's members have the wrong shape.
     """
-    interfaces = card.get("supportedInterfaces")
-    if interfaces is None:
+    if card.get("supportedInterfaces") is None:
         return
+    version = card.get("protocolVersion")
+    if version is not None and not (isinstance(version, str) and version.startswith("0.")):
+        raise _unsigned("protocolVersion")
     try:
-        _check_endpoints(card, interfaces)
-        _check_flags(card)
-        _check_requirements(card.get("security"), card.get("securityRequirements"), "security")
-        skills = card.get("skills")
-        for i, skill in enumerate(skills if isinstance(skills, list) else []):
-            if isinstance(skill, Mapping):
-                _check_requirements(skill.get("security"), skill.get("securityRequirements"),
-                                    f"skills[{i}].security")
-        _check_schemes(card.get("securitySchemes"))
+        signed = decode(from_legacy(card))
+        readings = [decode(card), *([decode(_as_0_3(card))] if "url" in card else [])]
     except CanonicalizationError as exc:
         raise MalformedCardError(f"the card's 0.3 members are malformed: {exc}") from None
+    declared = {(i.url, i.protocol_binding) for i in signed.supported_interfaces}
+    if any((i.url, i.protocol_binding) not in declared for i in readings[-1].supported_interfaces):
+        raise _unsigned("url")
+    for reading, shapes in zip(readings, (("0.3", "1.0"), ("0.3",)), strict=False):
+        reading = dataclasses.replace(reading, supported_interfaces=signed.supported_interfaces,
+                                      signatures=())
+        for shape in shapes:
+            ours, theirs = (encode_card(m, shape) for m in (reading, signed))
+            for member in sorted(set(ours) | set(theirs)):
+                if ours.get(member) != theirs.get(member):
+                    raise _unsigned(member)
+
+
+def _as_0_3(card: Mapping[str, Any]) -> dict[str, Any]:
+    """The card without the members only a 1.0 reader reads: what a 0.3 client acts on."""
+    doc = copy.deepcopy(dict(card))
+    del doc["supportedInterfaces"]
+    skills = doc.get("skills")
+    for holder in [doc, *(s for s in (skills if isinstance(skills, list) else ())
+                          if isinstance(s, dict))]:
+        holder.pop("securityRequirements", None)
+    if isinstance(doc.get("capabilities"), dict):
+        doc["capabilities"].pop("extendedAgentCard", None)
+    schemes = doc.get("securitySchemes")
+    for scheme in schemes.values() if isinstance(schemes, dict) else ():
+        if isinstance(scheme, dict) and "type" in scheme:
+            for wrapper in _WRAPPERS.values():
+                scheme.pop(wrapper, None)
+    return doc
 
 
 def _unsigned(member: str) -> UnsignedContentError:
     return UnsignedContentError(
         f"the 0.3 member {member} is not covered by the signature and disagrees "
         "with the signed 1.0 members")
-
-
-def _check_endpoints(card: Mapping[str, Any], interfaces: Any) -> None:
-    """``url``/``preferredTransport`` and each ``additionalInterfaces`` entry are declared."""
-    if not isinstance(interfaces, list):
-        raise CanonicalizationError("supportedInterfaces is not a list")
-    declared = {(i.get("url"), i.get("protocolBinding")) for i in interfaces
-                if isinstance(i, Mapping)}
-    if "url" in card and (card["url"], card.get("preferredTransport", "JSONRPC")) not in declared:
-        raise _unsigned("url")
-    additional = card.get("additionalInterfaces") or []
-    if not isinstance(additional, list):
-        raise CanonicalizationError("additionalInterfaces is not a list")
-    for entry in additional:
-        if not isinstance(entry, Mapping) or \
-                (entry.get("url"), entry.get("transport")) not in declared:
-            raise _unsigned("additionalInterfaces")
-    version = card.get("protocolVersion")
-    if version is not None and not (isinstance(version, str) and version.startswith("0.")):
-        raise _unsigned("protocolVersion")
-
-
-def _check_flags(card: Mapping[str, Any]) -> None:
-    flag = card.get("supportsAuthenticatedExtendedCard")
-    capabilities = card.get("capabilities")
-    if flag is None or not isinstance(capabilities, Mapping):
-        return
-    signed = capabilities.get("extendedAgentCard")
-    if signed is not None and bool(flag) != bool(signed):
-        raise _unsigned("supportsAuthenticatedExtendedCard")
-
-
-def _check_requirements(legacy: Any, signed: Any, member: str) -> None:
-    """0.3 ``security`` equals ``securityRequirements`` (when both are there)."""
-    if legacy is not None and signed is not None and \
-            _read({"security": legacy}) != _read({"securityRequirements": signed}):
-        raise _unsigned(member)
-
-
-def _check_schemes(schemes: Any) -> None:
-    """A scheme spelled both ways says the same thing both ways.
-
-    A 1.0 reader of the SDKs takes such a scheme from its 0.3 members, and ours
-    from its 1.0 wrapper, so the two must agree, in either version's terms.
-    """
-    if not isinstance(schemes, Mapping):
-        return
-    for name, scheme in schemes.items():
-        if not isinstance(scheme, Mapping) or "type" not in scheme:
-            continue
-        wrappers = {k: v for k, v in scheme.items() if k in _WRAPPERS.values()}
-        legacy = {k: v for k, v in scheme.items() if k not in wrappers}
-        if wrappers and drop_empty(_read({"securitySchemes": {name: legacy}})) != \
-                drop_empty(_read({"securitySchemes": {name: wrappers}})):
-            raise _unsigned(f"securitySchemes[{name!r}]")
-
-
-def _read(members: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A card of these members as the codec reads it, written in both versions' terms."""
-    card = decode({"url": "-", **members})
-    return [encode_card(card, "0.3"), encode_card(card, "1.0")]
