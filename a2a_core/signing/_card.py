@@ -35,14 +35,16 @@ not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..wire.card import encode_card
-from ._card_view import _WRAPPERS, decode, from_legacy, signed_content, spec_content
+from ._card_view import _WRAPPERS, decode, drop_empty, from_legacy, signed_content, spec_content
 from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,
@@ -172,7 +174,7 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
         raise MissingSignatureError("the card has no signatures")
     if not isinstance(signatures, list):
         raise MalformedCardError("signatures is not a list")
-    payloads = _Payloads(card)
+    payloads = functools.cache(lambda: _payloads(card))
     failures: list[SignatureError] = []
     for index, entry in enumerate(signatures):
         try:
@@ -189,26 +191,19 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
                                 errors=failures)
 
 
-class _Payloads:
-    """The card's canonical forms (base64url), each computed once and only when needed."""
+def _payloads(card: Mapping[str, Any]) -> list[str]:
+    """The card's canonical forms (base64url): the SDKs', then, when it differs, the spec text's."""
+    from jwt.utils import base64url_encode
 
-    def __init__(self, card: Mapping[str, Any]) -> None:
-        self._card = card
-        self._forms: dict[int, str] = {}
-
-    def encoded(self) -> Iterator[str]:
-        """The SDKs' form, then (when it differs) the spec text's."""
-        for index, reading in enumerate((signed_content, spec_content)):
-            if index not in self._forms:
-                try:
-                    self._forms[index] = _b64url(canonicalize(reading(self._card)))
-                except CanonicalizationError as exc:
-                    raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
-            if index == 0 or self._forms[index] != self._forms[0]:
-                yield self._forms[index]
+    try:
+        spec = spec_content(card)
+        forms = [base64url_encode(canonicalize(form)).decode() for form in (drop_empty(spec), spec)]
+    except CanonicalizationError as exc:
+        raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
+    return forms[:1] if forms[0] == forms[1] else forms
 
 
-def _verify_one(entry: Any, payloads: _Payloads, keys: KeySource,
+def _verify_one(entry: Any, payloads: Callable[[], list[str]], keys: KeySource,
                 allowed: Sequence[str]) -> dict[str, Any]:
     """Verify one AgentCardSignature; return its protected header."""
     if not isinstance(entry, Mapping):
@@ -219,21 +214,13 @@ def _verify_one(entry: Any, payloads: _Payloads, keys: KeySource,
     header = parse_protected(protected)
     check_alg(header["alg"], allowed)
     public_key = resolve_key(keys, header)
-    error: SignatureError | None = None
-    for payload in payloads.encoded():
-        try:
+    *others, last = payloads()
+    for payload in others:
+        with contextlib.suppress(InvalidSignatureError):
             verify_jws(f"{protected}.{payload}.{signature}", header["alg"], public_key)
             return header
-        except InvalidSignatureError as exc:
-            error = exc
-    assert error is not None
-    raise error
-
-
-def _b64url(raw: bytes) -> str:
-    from jwt.utils import base64url_encode
-
-    return base64url_encode(raw).decode("ascii")
+    verify_jws(f"{protected}.{last}.{signature}", header["alg"], public_key)
+    return header
 
 
 # -- members no signature covers ---------------------------------------------------------

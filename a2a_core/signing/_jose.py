@@ -103,20 +103,22 @@ def check_alg(alg: str, algorithms: Sequence[str]) -> None:
 
 
 def alg_of(key: Any) -> str:
-    """The algorithm a private or public key signs with; ValueError for other keys."""
-    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    """The algorithm a private or public key signs with (PyJWT checks type, curve, RSA size).
 
-    if isinstance(key, (ed25519.Ed25519PrivateKey, ed25519.Ed25519PublicKey)):
-        return "EdDSA"
-    if isinstance(key, (ec.EllipticCurvePrivateKey, ec.EllipticCurvePublicKey)):
-        if key.curve.name != "secp256r1":
-            raise ValueError(f"only P-256 EC keys are supported, not {key.curve.name}")
-        return "ES256"
-    if isinstance(key, (rsa.RSAPrivateKey, rsa.RSAPublicKey)):
-        if key.key_size < 2048:
-            raise ValueError("RSA keys must have at least 2048 bits")
-        return "RS256"
-    raise ValueError(f"unsupported key type {type(key).__name__}; use Ed25519, P-256 or RSA")
+    :raises ValueError: a key of another kind (HMAC secrets and PEM text included).
+    """
+    from jwt.exceptions import InvalidKeyError
+
+    for alg in () if isinstance(key, (str, bytes)) else ALGORITHMS:
+        algorithm = jws().get_algorithm_by_name(alg)
+        try:
+            algorithm.prepare_key(key)
+        except (InvalidKeyError, TypeError, ValueError):
+            continue
+        if algorithm.check_key_length(key) is None:
+            return alg
+    raise ValueError(f"unsupported key ({type(key).__name__}): use an Ed25519 key, a P-256 EC "
+                     "key or an RSA key of 2048 bits or more")
 
 
 @dataclass(frozen=True, slots=True)
