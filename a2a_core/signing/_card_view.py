@@ -61,8 +61,8 @@ def from_legacy(card: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``card`` with the 0.3 members turned into 1.0 ones.
 
     The 0.3 top-level members are removed either way; they fill the 1.0 ones
-    only where those are absent. In a scheme the 0.3 members win: a 1.0
-    wrapper beside them ends up inside the new wrapper, where it is ignored.
+    only where those are absent. In a scheme the 0.3 members win over a 1.0
+    wrapper beside them. Requirements and schemes are converted by the card codec.
     """
     doc = copy.deepcopy(dict(card))
     doc.pop("signatures", None)
@@ -84,32 +84,20 @@ def from_legacy(card: Mapping[str, Any]) -> dict[str, Any]:
                           if isinstance(s, dict))]:
         legacy = holder.pop("security", None)
         if "securityRequirements" not in holder and legacy is not None:
-            holder["securityRequirements"] = legacy_requirements(legacy)
+            holder["securityRequirements"] = _as_1_0({"security": legacy})["securityRequirements"]
     schemes = doc.get("securitySchemes")
     if isinstance(schemes, dict):
         for name, scheme in schemes.items():
             if isinstance(scheme, dict) and "type" in scheme:
-                schemes[name] = legacy_scheme(scheme)
+                legacy = {k: v for k, v in scheme.items() if k not in _WRAPPERS.values()}
+                written = _as_1_0({"securitySchemes": {name: legacy}})
+                schemes[name] = written["securitySchemes"][name]
     return doc
 
 
-def legacy_requirements(value: Any) -> list[dict[str, Any]]:
-    """0.3 ``security`` (``[{"name": [scopes]}]``) in the 1.0 ``securityRequirements`` shape."""
-    if not isinstance(value, list) or not all(isinstance(r, Mapping) for r in value):
-        raise CanonicalizationError("security is not a list of objects")
-    return [{"schemes": {name: {"list": scopes} for name, scopes in r.items()}} for r in value]
-
-
-def legacy_scheme(scheme: Mapping[str, Any]) -> dict[str, Any]:
-    """A 0.3 scheme (``{"type": "apiKey", "in": …}``) as its 1.0 wrapper."""
-    body = dict(scheme)
-    kind = body.pop("type", None)
-    wrapper = _WRAPPERS.get(kind) if isinstance(kind, str) else None
-    if wrapper is None:
-        return body
-    if kind == "apiKey" and "in" in body:
-        body["location"] = body.pop("in")
-    return {wrapper: body}
+def _as_1_0(members: Mapping[str, Any]) -> dict[str, Any]:
+    """0.3 members, read and written back in the 1.0 shape by the card codec."""
+    return {"securityRequirements": [], **encode_card(decode({"url": "-", **members}), "1.0")}
 
 
 # -- step 2: the codec's 1.0 form, without its defaults -----------------------------------
