@@ -248,7 +248,7 @@ def check_unsigned_members(card: Mapping[str, Any]) -> None:
     try:
         signed = decode(from_legacy(card))
         readings = [decode(card), *([decode(_as_0_3(card))] if "url" in card else [])]
-    except CanonicalizationError as exc:
+    except (CanonicalizationError, RecursionError) as exc:
         raise MalformedCardError(f"the card's 0.3 members are malformed: {exc}") from None
     declared = {(i.url, i.protocol_binding) for i in signed.supported_interfaces}
     if any((i.url, i.protocol_binding) not in declared for i in readings[-1].supported_interfaces):

@@ -151,12 +151,11 @@ def spec_content(card: Mapping[str, Any]) -> Any:
     """The 1.0 spec text's reading: REQUIRED members kept even when empty (steps 1-2)."""
     if not isinstance(card, Mapping):
         raise CanonicalizationError("the card is not an object")
-    doc = from_legacy(card)
     try:
-        written = encode_card(decode(doc), "1.0")
-    except ValueError as exc:  # no interface to write
-        raise CanonicalizationError(str(exc)) from None
-    return _only_given(written, doc)
+        doc = from_legacy(card)
+        return _only_given(encode_card(decode(doc), "1.0"), doc)
+    except (ValueError, RecursionError) as exc:  # no interface to write; nesting past the stack
+        raise CanonicalizationError(str(exc) or type(exc).__name__) from None
 
 
 def signed_content(card: Mapping[str, Any]) -> Any:
