@@ -18,7 +18,6 @@ never appear in reprs or error messages.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,7 +27,7 @@ from urllib.parse import quote
 import requests
 from requests.auth import AuthBase, HTTPBasicAuth
 
-from a2a_core.signing import ALGORITHMS, JWKSCache, KeySource, VerifiedSignature, cache_max_age
+from a2a_core.signing import ALGORITHMS, KeySource, VerifiedSignature
 from a2a_core.signing import verify_card as _verify_card
 
 from .errors import ClientError
@@ -279,15 +278,15 @@ class CardVerifier:
                  session: requests.Session | None = None,
                  timeout: float | tuple[float, float] = (3.05, 10.0), ttl: float = 300.0,
                  min_refresh: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+        from .push import JWKSFetcher
+
         if (keys is None) == (jwks_url is None):
             raise ValueError("give exactly one of keys= or jwks_url=")
         self.keys, self.jwks_url = keys, jwks_url
         self.algorithms = tuple(algorithms)
-        self.timeout = timeout
-        self._session = session
-        self._clock = clock
-        self._cache = JWKSCache(ttl=ttl, min_refresh=min_refresh)
-        self._lock = threading.Lock()
+        self._fetcher = None if jwks_url is None else JWKSFetcher(
+            jwks_url, ttl=ttl, min_refresh=min_refresh, timeout=timeout,
+            session=session or requests.Session(), clock=clock)
 
     def __repr__(self) -> str:
         return f"CardVerifier(jwks_url={self.jwks_url!r})"
@@ -297,24 +296,6 @@ class CardVerifier:
                             algorithms=self.algorithms)
 
     def _lookup(self, kid: str | None, jku: str | None) -> dict[str, Any]:
-        with self._lock:
-            now = self._clock()
-            if self._cache.wants_fetch(kid, now):
-                try:
-                    document, max_age = self._get()
-                    self._cache.receive(document, now, max_age=max_age)
-                except (requests.RequestException, ValueError):
-                    self._cache.failed(now)
-            return self._cache.document()
-
-    def _get(self) -> tuple[Any, float | None]:
-        session = self._session or requests.Session()
-        try:
-            response = session.get(self.jwks_url or "", timeout=self.timeout,
-                                   allow_redirects=False, headers={"Accept": "application/json"})
-            response.raise_for_status()
-            max_age = cache_max_age(response.headers.get("Cache-Control"))
-            return json.loads(response.content), max_age
-        finally:
-            if self._session is None:
-                session.close()
+        """The keys held (fetched when due); a failed fetch leaves them, and the kid unknown."""
+        assert self._fetcher is not None
+        return self._fetcher.held(kid)[0]

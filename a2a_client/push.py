@@ -98,17 +98,19 @@ class ReplayCache:
 
 
 class JWKSFetcher:
-    """Fetches the agent's JWKS and caches it for ``ttl`` seconds (or a shorter ``max-age``).
+    """Fetches a JWKS and caches it for ``ttl`` seconds (or a shorter ``max-age``).
 
     An unknown ``kid`` triggers a refetch (the agent may have rotated keys),
     at most once every ``min_refresh`` seconds so forged kids cannot make us
     hammer the agent; a failed fetch keeps the keys held. The schedule is
-    :class:`a2a_core.signing.JWKSCache`, shared with the server and
-    :class:`~a2a_client.CardVerifier`. Redirects and environment proxies are not used.
+    :class:`a2a_core.signing.JWKSCache`, shared with the server. This is the
+    client's one JWKS fetcher: :class:`~a2a_client.CardVerifier` uses it too.
+    Redirects are not followed; without ``session``, environment proxies are not used.
     """
 
     def __init__(self, url: str, *, ttl: float = 300.0, min_refresh: float = 30.0,
-                 timeout: float = 5.0, session: requests.Session | None = None,
+                 timeout: float | tuple[float, float] = 5.0,
+                 session: requests.Session | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         from a2a_core.signing import JWKSCache
 
@@ -118,28 +120,34 @@ class JWKSFetcher:
         self._cache = JWKSCache(ttl=ttl, min_refresh=min_refresh)
         self._lock = threading.Lock()
 
-    def __call__(self, kid: str) -> Mapping[str, Any]:
-        """The JWKS held, fetched first when the schedule says so.
+    def __call__(self, kid: str | None, jku: str | None = None) -> Mapping[str, Any]:
+        """The JWKS held, fetched first when the schedule says so (``jku`` is ignored).
 
         :raises PushVerificationError: a fetch failed and no keys are held yet.
         """
+        document, error = self.held(kid)
+        if error is not None and not document["keys"]:
+            raise PushVerificationError(f"cannot fetch the agent's JWKS: {error}")
+        return document
+
+    def held(self, kid: str | None) -> tuple[dict[str, Any], Exception | None]:
+        """The JWKS held after a fetch the schedule asks for, and that fetch's error, if any."""
         from a2a_core.signing import cache_max_age
 
         with self._lock:
-            now = self._clock()
+            now, error = self._clock(), None
             if self._cache.wants_fetch(kid, now):
                 try:
                     response = self._session.get(self.url, timeout=self._timeout,
-                                                 allow_redirects=False)
+                                                 allow_redirects=False,
+                                                 headers={"Accept": "application/json"})
                     response.raise_for_status()
                     self._cache.receive(response.json(), now, max_age=cache_max_age(
                         response.headers.get("Cache-Control")))
                 except (requests.RequestException, ValueError) as exc:
                     self._cache.failed(now)
-                    if not self._cache.kids():
-                        raise PushVerificationError(
-                            f"cannot fetch the agent's JWKS: {exc}") from None
-            return self._cache.document()
+                    error = exc
+            return self._cache.document(), error
 
 
 def verify_push(

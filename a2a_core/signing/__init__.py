@@ -23,12 +23,11 @@ from ._card import (
     add_signature,
     canonical_card,
     canonicalize,
-    check_unsigned_members,
     sign_card,
     signed_content,
     verify_card,
 )
-from ._card_proto import MAX_DEPTH
+from ._card_view import MAX_DEPTH
 from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,
@@ -48,8 +47,6 @@ from ._jose import (
     jwks,
     parse_protected,
     public_jwk,
-    public_key_from_jwk,
-    resolve_key,
     sign_compact,
     verify_compact,
 )
@@ -61,8 +58,7 @@ __all__ = [
     "InvalidSignatureError", "JWKSCache", "cache_max_age", "KeySource", "MalformedCardError",
     "MalformedSignatureError", "MissingSignatureError", "SignatureError", "SigningKey",
     "UnknownKeyError", "UnsignedContentError", "UnsupportedAlgorithmError", "VerifiedSignature",
-    "add_signature", "canonical_card", "canonicalize", "check_algorithms",
-    "check_unsigned_members", "jwks", "jwks_url", "parse_protected", "public_jwk",
-    "public_key_from_jwk", "resolve_key", "sign_card", "sign_compact", "signed_content",
-    "verify_card", "verify_compact",
+    "add_signature", "canonical_card", "canonicalize", "check_algorithms", "jwks", "jwks_url",
+    "parse_protected", "public_jwk", "sign_card", "sign_compact", "signed_content", "verify_card",
+    "verify_compact",
 ]

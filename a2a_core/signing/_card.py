@@ -35,19 +35,16 @@ not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import contextlib
+import copy
+import dataclasses
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._card_view import (
-    LEGACY_SCHEME_TYPES,
-    drop_empty,
-    legacy_requirements,
-    legacy_scheme,
-    proto_view,
-    signed_content,
-    spec_content,
-)
+from ..wire.card import encode_card
+from ._card_view import _WRAPPERS, decode, drop_empty, from_legacy, signed_content, spec_content
 from ._errors import (
     CanonicalizationError,
     InvalidSignatureError,
@@ -177,7 +174,7 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
         raise MissingSignatureError("the card has no signatures")
     if not isinstance(signatures, list):
         raise MalformedCardError("signatures is not a list")
-    payloads = _Payloads(card)
+    payloads = functools.cache(lambda: _payloads(card))
     failures: list[SignatureError] = []
     for index, entry in enumerate(signatures):
         try:
@@ -194,26 +191,19 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
                                 errors=failures)
 
 
-class _Payloads:
-    """The card's canonical forms (base64url), each computed once and only when needed."""
+def _payloads(card: Mapping[str, Any]) -> list[str]:
+    """The card's canonical forms (base64url): the SDKs', then, when it differs, the spec text's."""
+    from jwt.utils import base64url_encode
 
-    def __init__(self, card: Mapping[str, Any]) -> None:
-        self._card = card
-        self._forms: dict[int, str] = {}
-
-    def encoded(self) -> Iterator[str]:
-        """The SDKs' form, then (when it differs) the spec text's."""
-        for index, reading in enumerate((signed_content, spec_content)):
-            if index not in self._forms:
-                try:
-                    self._forms[index] = _b64url(canonicalize(reading(self._card)))
-                except CanonicalizationError as exc:
-                    raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
-            if index == 0 or self._forms[index] != self._forms[0]:
-                yield self._forms[index]
+    try:
+        spec = spec_content(card)
+        forms = [base64url_encode(canonicalize(form)).decode() for form in (drop_empty(spec), spec)]
+    except CanonicalizationError as exc:
+        raise MalformedCardError(f"the card cannot be canonicalized: {exc}") from None
+    return forms[:1] if forms[0] == forms[1] else forms
 
 
-def _verify_one(entry: Any, payloads: _Payloads, keys: KeySource,
+def _verify_one(entry: Any, payloads: Callable[[], list[str]], keys: KeySource,
                 allowed: Sequence[str]) -> dict[str, Any]:
     """Verify one AgentCardSignature; return its protected header."""
     if not isinstance(entry, Mapping):
@@ -224,21 +214,13 @@ def _verify_one(entry: Any, payloads: _Payloads, keys: KeySource,
     header = parse_protected(protected)
     check_alg(header["alg"], allowed)
     public_key = resolve_key(keys, header)
-    error: SignatureError | None = None
-    for payload in payloads.encoded():
-        try:
+    *others, last = payloads()
+    for payload in others:
+        with contextlib.suppress(InvalidSignatureError):
             verify_jws(f"{protected}.{payload}.{signature}", header["alg"], public_key)
             return header
-        except InvalidSignatureError as exc:
-            error = exc
-    assert error is not None
-    raise error
-
-
-def _b64url(raw: bytes) -> str:
-    from jwt.utils import base64url_encode
-
-    return base64url_encode(raw).decode("ascii")
+    verify_jws(f"{protected}.{last}.{signature}", header["alg"], public_key)
+    return header
 
 
 # -- members no signature covers ---------------------------------------------------------
@@ -247,93 +229,59 @@ def _b64url(raw: bytes) -> str:
 def check_unsigned_members(card: Mapping[str, Any]) -> None:
     """Check that a card's 0.3 members agree with the 1.0 members a signature covers.
 
-    Only a card that has ``supportedInterfaces`` has unsigned 0.3 members: a
-    0.3-only card is read into the 1.0 members and signed as such.
+    Only a card that has ``supportedInterfaces`` has unsigned members: a 0.3-only
+    card is read into the 1.0 members and signed as such. The card is read (by
+    the card codec) as a 0.3 client reads it and as our 1.0 reader does (which
+    takes a scheme from its 1.0 wrapper, where the SDKs take its 0.3 members);
+    each must say what the signed reading says (in both versions' terms; the 0.3
+    reading, which a card without ``url`` lacks, in 0.3 terms only), and name only
+    declared endpoints.
 
-    :raises UnsignedContentError: one of them disagrees (the message names it).
+    :raises UnsignedContentError: one of them disagrees (the message names the member).
     :raises MalformedCardError: the card's members have the wrong shape.
     """
-    interfaces = card.get("supportedInterfaces")
-    if interfaces is None:
+    if card.get("supportedInterfaces") is None:
         return
+    version = card.get("protocolVersion")
+    if version is not None and not (isinstance(version, str) and version.startswith("0.")):
+        raise _unsigned("protocolVersion")
     try:
-        _check_endpoints(card, interfaces)
-        _check_flags(card)
-        _check_requirements(card.get("security"), card.get("securityRequirements"), "security")
-        skills = card.get("skills")
-        for i, skill in enumerate(skills if isinstance(skills, list) else []):
-            if isinstance(skill, Mapping):
-                _check_requirements(skill.get("security"), skill.get("securityRequirements"),
-                                    f"skills[{i}].security")
-        _check_schemes(card.get("securitySchemes"))
-    except CanonicalizationError as exc:
+        signed = decode(from_legacy(card))
+        readings = [decode(card), *([decode(_as_0_3(card))] if "url" in card else [])]
+    except (CanonicalizationError, RecursionError) as exc:
         raise MalformedCardError(f"the card's 0.3 members are malformed: {exc}") from None
+    declared = {(i.url, i.protocol_binding) for i in signed.supported_interfaces}
+    if any((i.url, i.protocol_binding) not in declared for i in readings[-1].supported_interfaces):
+        raise _unsigned("url")
+    for reading, shapes in zip(readings, (("0.3", "1.0"), ("0.3",)), strict=False):
+        reading = dataclasses.replace(reading, supported_interfaces=signed.supported_interfaces,
+                                      signatures=())
+        for shape in shapes:
+            ours, theirs = (encode_card(m, shape) for m in (reading, signed))
+            for member in sorted(set(ours) | set(theirs)):
+                if ours.get(member) != theirs.get(member):
+                    raise _unsigned(member)
+
+
+def _as_0_3(card: Mapping[str, Any]) -> dict[str, Any]:
+    """The card without the members only a 1.0 reader reads: what a 0.3 client acts on."""
+    doc = copy.deepcopy(dict(card))
+    del doc["supportedInterfaces"]
+    skills = doc.get("skills")
+    for holder in [doc, *(s for s in (skills if isinstance(skills, list) else ())
+                          if isinstance(s, dict))]:
+        holder.pop("securityRequirements", None)
+    if isinstance(doc.get("capabilities"), dict):
+        doc["capabilities"].pop("extendedAgentCard", None)
+    schemes = doc.get("securitySchemes")
+    for scheme in schemes.values() if isinstance(schemes, dict) else ():
+        if isinstance(scheme, dict) and "type" in scheme:
+            for wrapper in _WRAPPERS.values():
+                scheme.pop(wrapper, None)
+    return doc
 
 
 def _unsigned(member: str) -> UnsignedContentError:
     return UnsignedContentError(
         f"the 0.3 member {member} is not covered by the signature and disagrees "
         "with the signed 1.0 members")
-
-
-def _check_endpoints(card: Mapping[str, Any], interfaces: Any) -> None:
-    """``url``/``preferredTransport`` and each ``additionalInterfaces`` entry are declared."""
-    if not isinstance(interfaces, list):
-        raise CanonicalizationError("supportedInterfaces is not a list")
-    declared = {(i.get("url"), i.get("protocolBinding")) for i in interfaces
-                if isinstance(i, Mapping)}
-    if "url" in card and (card["url"], card.get("preferredTransport", "JSONRPC")) not in declared:
-        raise _unsigned("url")
-    additional = card.get("additionalInterfaces") or []
-    if not isinstance(additional, list):
-        raise CanonicalizationError("additionalInterfaces is not a list")
-    for entry in additional:
-        if not isinstance(entry, Mapping) or \
-                (entry.get("url"), entry.get("transport")) not in declared:
-            raise _unsigned("additionalInterfaces")
-    version = card.get("protocolVersion")
-    if version is not None and not (isinstance(version, str) and version.startswith("0.")):
-        raise _unsigned("protocolVersion")
-
-
-def _check_flags(card: Mapping[str, Any]) -> None:
-    flag = card.get("supportsAuthenticatedExtendedCard")
-    capabilities = card.get("capabilities")
-    if flag is None or not isinstance(capabilities, Mapping):
-        return
-    signed = capabilities.get("extendedAgentCard")
-    if signed is not None and bool(flag) != bool(signed):
-        raise _unsigned("supportsAuthenticatedExtendedCard")
-
-
-def _check_requirements(legacy: Any, signed: Any, member: str) -> None:
-    """0.3 ``security`` equals ``securityRequirements`` (when both are there)."""
-    if legacy is None or signed is None:
-        return  # a lone ``security`` is read into the signed members
-    ours = [drop_empty(proto_view(r, "SecurityRequirement")) for r in
-            legacy_requirements(legacy, member)]
-    theirs = signed if isinstance(signed, list) else None
-    if theirs is None:
-        raise CanonicalizationError(f"{member} requirements are not a list")
-    if ours != [drop_empty(proto_view(r, "SecurityRequirement")) for r in theirs]:
-        raise _unsigned(member)
-
-
-def _check_schemes(schemes: Any) -> None:
-    """A scheme spelled both ways says the same thing both ways.
-
-    A 1.0 reader takes such a scheme from its 0.3 members, so it is the 1.0
-    wrapper, read by 1.0-only clients, that must agree with them.
-    """
-    if not isinstance(schemes, Mapping):
-        return
-    for name, scheme in schemes.items():
-        if not isinstance(scheme, Mapping) or "type" not in scheme:
-            continue
-        wrappers = {w: scheme[w] for w in LEGACY_SCHEME_TYPES.values() if w in scheme}
-        if not wrappers:
-            continue
-        legacy = legacy_scheme({k: v for k, v in scheme.items() if k not in wrappers})
-        if drop_empty(proto_view(legacy, "SecurityScheme")) != \
-                drop_empty(proto_view(wrappers, "SecurityScheme")):
-            raise _unsigned(f"securitySchemes[{name!r}]")

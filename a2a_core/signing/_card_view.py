@@ -7,19 +7,19 @@ the wire dict through one function, :func:`signed_content` (two SDKs once
 rejected their own signatures because signing and verifying normalised
 differently). It does what the official SDKs do:
 
-1. read 0.3 spellings the way a 1.0 reader does (``url`` and friends become
+1. read 0.3 spellings the way their 1.0 reader does (``url`` and friends become
    ``supportedInterfaces`` when that is absent, ``security`` becomes
    ``securityRequirements``, a ``type``d scheme becomes its 1.0 wrapper), and
    drop ``signatures``;
-2. read the result as the 1.0 proto ``AgentCard`` (ProtoJSON): members the
-   proto does not define are dropped, non-``optional`` scalars at their
-   default (``"required": false``) are dropped, ``optional`` ones are kept,
-   numbers inside ``Struct`` values (extension ``params``) are doubles;
+2. read the result as a 1.0 ``AgentCard`` and write it back in the 1.0 shape:
+   our card codec (:mod:`a2a_core.wire.card`) does both, and only the members
+   the document had are kept (the codec's defaults are not content); numbers
+   (extension ``params``) are doubles, as in a proto ``Struct``;
 3. drop empty strings, lists, objects and nulls, recursively.
 
 Step 3 is what both official SDKs do; the 1.0 spec text says REQUIRED fields
 stay even when empty (``"description": ""``). :func:`spec_content` is that
-reading, which a verifier also accepts (see :mod:`.card`).
+reading (steps 1-2), which a verifier also accepts (see :mod:`._card`).
 """
 
 from __future__ import annotations
@@ -28,110 +28,107 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from ._card_proto import bad, proto_view
+from ..errors import InvalidParamsError
+from ..models import AgentCard
+from ..wire._card_shapes import SCHEME_KINDS
+from ..wire._common import join
+from ..wire._fields import snake
+from ..wire.card import decode_card, encode_card
+from ._errors import CanonicalizationError
 
-__all__ = [
-    "LEGACY_SCHEME_TYPES",
-    "drop_empty",
-    "from_legacy",
-    "legacy_requirements",
-    "legacy_scheme",
-    "proto_view",
-    "signed_content",
-    "spec_content",
-]
+__all__ = ["MAX_DEPTH", "decode", "drop_empty", "from_legacy", "signed_content", "spec_content"]
 
-#: 0.3 security scheme ``type`` -> the 1.0 wrapper member.
-LEGACY_SCHEME_TYPES = {
-    "apiKey": "apiKeySecurityScheme",
-    "http": "httpAuthSecurityScheme",
-    "oauth2": "oauth2SecurityScheme",
-    "openIdConnect": "openIdConnectSecurityScheme",
-    "mutualTLS": "mtlsSecurityScheme",
-}
+#: Deepest nesting read (the card is 1): a hostile card cannot exhaust the verifier's stack.
+MAX_DEPTH = 128
+#: 0.3 security scheme ``type`` -> the 1.0 wrapper member (the codec's table).
+_WRAPPERS = {legacy: wrapper for wrapper, legacy in SCHEME_KINDS.values()}
+#: Members the codec requires that ProtoJSON omits when empty.
+_REQUIRED = {"name": "", "description": "", "version": "", "skills": []}
 
 
-# -- step 1: 0.3 spellings read as 1.0 -----------------------------------------------
+def decode(doc: Mapping[str, Any]) -> AgentCard:
+    """The codec's reading of a card document (CanonicalizationError when it has none)."""
+    try:
+        return decode_card({**_REQUIRED, **{k: v for k, v in doc.items() if v is not None}})
+    except InvalidParamsError as exc:
+        raise CanonicalizationError(exc.message) from None
+
+
+# -- step 1: 0.3 spellings read as 1.0, as the SDKs read them -------------------------
 
 
 def from_legacy(card: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``card`` with the 0.3 members turned into 1.0 ones, as a 1.0 reader does.
+    """A copy of ``card`` with the 0.3 members turned into 1.0 ones.
 
     The 0.3 top-level members are removed either way; they fill the 1.0 ones
-    only where those are absent.
+    only where those are absent. In a scheme the 0.3 members win over a 1.0
+    wrapper beside them. Requirements and schemes are converted by the card codec.
     """
     doc = copy.deepcopy(dict(card))
     doc.pop("signatures", None)
-    _legacy_extended_card(doc)
-    _legacy_interfaces(doc)
-    _legacy_security(doc)
-    return doc
-
-
-def _legacy_extended_card(doc: dict[str, Any]) -> None:
     if doc.pop("supportsAuthenticatedExtendedCard", None):
         capabilities = doc.setdefault("capabilities", {})
-        if isinstance(capabilities, dict) and "extendedAgentCard" not in capabilities:
-            capabilities["extendedAgentCard"] = True
-
-
-def _legacy_interfaces(doc: dict[str, Any]) -> None:
-    url = doc.pop("url", None)
-    transport = doc.pop("preferredTransport", "JSONRPC")
+        if isinstance(capabilities, dict):
+            capabilities.setdefault("extendedAgentCard", True)
+    url, transport = doc.pop("url", None), doc.pop("preferredTransport", "JSONRPC")
     version = doc.pop("protocolVersion", "0.3.0")
     additional = doc.pop("additionalInterfaces", None) or []
-    if "supportedInterfaces" in doc or not url:
-        return
-    if not isinstance(additional, list):
-        raise bad("additionalInterfaces", "is not a list")
-    interfaces = [{"url": url, "protocolBinding": transport, "protocolVersion": version}]
-    for entry in additional:
-        if not isinstance(entry, Mapping):
-            raise bad("additionalInterfaces", "holds a non-object")
-        interfaces.append({"url": entry.get("url"), "protocolBinding": entry.get("transport"),
-                           "protocolVersion": version})
-    doc["supportedInterfaces"] = interfaces
-
-
-def legacy_requirements(value: Any, path: str) -> list[dict[str, Any]]:
-    """0.3 ``security`` (``[{"name": [scopes]}]``) in the 1.0 ``securityRequirements`` shape."""
-    if not isinstance(value, list) or not all(isinstance(r, Mapping) for r in value):
-        raise bad(path, "is not a list of objects")
-    return [{"schemes": {name: {"list": scopes} for name, scopes in r.items()}} for r in value]
-
-
-def _legacy_security(doc: dict[str, Any]) -> None:
-    security = doc.pop("security", None)
-    if "securityRequirements" not in doc and security is not None:
-        doc["securityRequirements"] = legacy_requirements(security, "security")
+    if "supportedInterfaces" not in doc and url:
+        if not isinstance(additional, list) or not all(isinstance(i, Mapping) for i in additional):
+            raise CanonicalizationError("additionalInterfaces is not a list of objects")
+        pairs = [(url, transport), *((i.get("url"), i.get("transport")) for i in additional)]
+        doc["supportedInterfaces"] = [{"url": u, "protocolBinding": t, "protocolVersion": version}
+                                      for u, t in pairs]
     skills = doc.get("skills")
-    for skill in skills if isinstance(skills, list) else ():
-        if isinstance(skill, dict):
-            legacy = skill.pop("security", None)
-            if "securityRequirements" not in skill and legacy is not None:
-                skill["securityRequirements"] = legacy_requirements(legacy, "skills.security")
+    for holder in [doc, *(s for s in (skills if isinstance(skills, list) else ())
+                          if isinstance(s, dict))]:
+        legacy = holder.pop("security", None)
+        if "securityRequirements" not in holder and legacy is not None:
+            holder["securityRequirements"] = _as_1_0({"security": legacy})["securityRequirements"]
     schemes = doc.get("securitySchemes")
     if isinstance(schemes, dict):
         for name, scheme in schemes.items():
             if isinstance(scheme, dict) and "type" in scheme:
-                schemes[name] = legacy_scheme(scheme)
+                legacy = {k: v for k, v in scheme.items() if k not in _WRAPPERS.values()}
+                written = _as_1_0({"securitySchemes": {name: legacy}})
+                schemes[name] = written["securitySchemes"][name]
+    return doc
 
 
-def legacy_scheme(scheme: Mapping[str, Any]) -> dict[str, Any]:
-    """A 0.3 scheme (``{"type": "apiKey", "in": …}``) as its 1.0 wrapper.
+def _as_1_0(members: Mapping[str, Any]) -> dict[str, Any]:
+    """0.3 members, read and written back in the 1.0 shape by the card codec."""
+    return {"securityRequirements": [], **encode_card(decode({"url": "-", **members}), "1.0")}
 
-    Its other members (a dual card's 1.0 wrapper among them) go inside the
-    wrapper, where a 1.0 reader ignores what it does not define: the 0.3
-    members are what a 1.0 reader takes from such a scheme.
+
+# -- step 2: the codec's 1.0 form, without its defaults -----------------------------------
+
+
+def _only_given(out: Any, given: Any, path: str = "", depth: int = 1) -> Any:
+    """``out`` (written by the codec) keeping only the members ``given`` (what it read) had.
+
+    A member given under both its camelCase and its snake_case name is refused, as a
+    ProtoJSON reader refuses it; numbers become doubles.
     """
-    body = dict(scheme)
-    kind = body.pop("type", None)
-    wrapper = LEGACY_SCHEME_TYPES.get(kind) if isinstance(kind, str) else None
-    if wrapper is None:
-        return body
-    if kind == "apiKey" and "in" in body:
-        body["location"] = body.pop("in")
-    return {wrapper: body}
+    if depth > MAX_DEPTH:
+        raise CanonicalizationError(f"{path or 'card'} nests deeper than {MAX_DEPTH}")
+    if isinstance(out, dict) and isinstance(given, Mapping):
+        kept: dict[str, Any] = {}
+        for key, value in out.items():
+            names = [n for n in dict.fromkeys((key, snake(key))) if given.get(n) is not None]
+            if len(names) > 1 and names[1] not in out:
+                raise CanonicalizationError(f"{join(path, key)} is given twice (as {names[1]})")
+            if names:
+                kept[key] = _only_given(value, given[names[0]], join(path, key), depth + 1)
+        return kept
+    if isinstance(out, list) and isinstance(given, list):
+        return [_only_given(v, g, f"{path}[{i}]", depth + 1)
+                for i, (v, g) in enumerate(zip(out, given, strict=False))]
+    if isinstance(out, (int, float)) and not isinstance(out, bool):
+        try:
+            return float(out)
+        except OverflowError:
+            raise CanonicalizationError(f"{path} is a number no double holds") from None
+    return out
 
 
 # -- step 3: the SDKs' empty-value rule -------------------------------------------------
@@ -150,11 +147,17 @@ def drop_empty(value: Any) -> Any:
     return value
 
 
-def signed_content(card: Mapping[str, Any]) -> Any:
-    """What a card signature covers, as the official SDKs compute it (steps 1-3)."""
-    return drop_empty(proto_view(from_legacy(card)))
-
-
 def spec_content(card: Mapping[str, Any]) -> Any:
     """The 1.0 spec text's reading: REQUIRED members kept even when empty (steps 1-2)."""
-    return proto_view(from_legacy(card), keep_required=True)
+    if not isinstance(card, Mapping):
+        raise CanonicalizationError("the card is not an object")
+    try:
+        doc = from_legacy(card)
+        return _only_given(encode_card(decode(doc), "1.0"), doc)
+    except (ValueError, RecursionError) as exc:  # no interface to write; nesting past the stack
+        raise CanonicalizationError(str(exc) or type(exc).__name__) from None
+
+
+def signed_content(card: Mapping[str, Any]) -> Any:
+    """What a card signature covers, as the official SDKs compute it (steps 1-3)."""
+    return drop_empty(spec_content(card))

@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALGORITHMS", "KeySource", "SigningKey", "check_alg", "check_algorithms", "jwks",
-    "parse_protected", "public_jwk", "public_key_from_jwk", "resolve_key", "sign_compact",
-    "verify_compact", "verify_jws",
+    "parse_protected", "public_jwk", "resolve_key", "sign_compact", "verify_compact", "verify_jws",
 ]
 
 #: Every algorithm we accept, in order of preference.
@@ -104,20 +103,22 @@ def check_alg(alg: str, algorithms: Sequence[str]) -> None:
 
 
 def alg_of(key: Any) -> str:
-    """The algorithm a private or public key signs with; ValueError for other keys."""
-    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+    """The algorithm a private or public key signs with (PyJWT checks type, curve, RSA size).
 
-    if isinstance(key, (ed25519.Ed25519PrivateKey, ed25519.Ed25519PublicKey)):
-        return "EdDSA"
-    if isinstance(key, (ec.EllipticCurvePrivateKey, ec.EllipticCurvePublicKey)):
-        if key.curve.name != "secp256r1":
-            raise ValueError(f"only P-256 EC keys are supported, not {key.curve.name}")
-        return "ES256"
-    if isinstance(key, (rsa.RSAPrivateKey, rsa.RSAPublicKey)):
-        if key.key_size < 2048:
-            raise ValueError("RSA keys must have at least 2048 bits")
-        return "RS256"
-    raise ValueError(f"unsupported key type {type(key).__name__}; use Ed25519, P-256 or RSA")
+    :raises ValueError: a key of another kind (HMAC secrets and PEM text included).
+    """
+    from jwt.exceptions import InvalidKeyError
+
+    for alg in () if isinstance(key, (str, bytes)) else ALGORITHMS:
+        algorithm = jws().get_algorithm_by_name(alg)
+        try:
+            algorithm.prepare_key(key)
+        except (InvalidKeyError, TypeError, ValueError):
+            continue
+        if algorithm.check_key_length(key) is None:
+            return alg
+    raise ValueError(f"unsupported key ({type(key).__name__}): use an Ed25519 key, a P-256 EC "
+                     "key or an RSA key of 2048 bits or more")
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,33 +249,30 @@ def verify_compact(token: str, keys: KeySource, algorithms: Sequence[str] = ALGO
     return header, verify_jws(token, header["alg"], resolve_key(keys, header))
 
 
-def public_key_from_jwk(jwk: Mapping[str, Any], alg: str) -> Any:
-    """The public key of a JWK (read by PyJWT), checked to be usable for ``alg``.
+def _jwk_key(jwk: Mapping[str, Any], alg: str) -> Any:
+    """A trusted JWK's public key (read by PyJWT), if it may verify ``alg``.
 
-    :raises UnsupportedAlgorithmError: the JWK is of another type, says another ``alg``,
-        or is not for signatures (``use``/``key_ops``).
-    :raises MalformedSignatureError: its members are not valid.
+    :raises UnsupportedAlgorithmError: it is of another type, says another ``alg``, or is not
+        for signatures (``use``/``key_ops``); :raises MalformedSignatureError: it is no key.
     """
     from jwt import PyJWKError
 
-    if "alg" in jwk and jwk["alg"] != alg:
+    ops = jwk.get("key_ops", ["verify"])
+    if jwk.get("alg", alg) != alg:
         raise UnsupportedAlgorithmError(f"the key is for {jwk['alg']}, not {alg}")
-    if "use" in jwk and jwk["use"] != "sig":
-        raise UnsupportedAlgorithmError("the key is not for signatures (use)")
-    ops = jwk.get("key_ops")
-    if ops is not None and (not isinstance(ops, list) or "verify" not in ops):
-        raise UnsupportedAlgorithmError("the key is not for verifying (key_ops)")
+    if jwk.get("use", "sig") != "sig" or not isinstance(ops, list) or "verify" not in ops:
+        raise UnsupportedAlgorithmError("the key is not for verifying signatures (use, key_ops)")
     kty, crv = jwk.get("kty"), jwk.get("crv")
     if (kty, crv if alg != "RS256" else None) != _KEY_TYPES.get(alg):
         raise UnsupportedAlgorithmError(f"a {kty}/{crv} JWK cannot verify {alg}")
     try:
-        return _jwk_key(json.dumps(dict(jwk), sort_keys=True), alg)
+        return _read_jwk(json.dumps(dict(jwk), sort_keys=True), alg)
     except (PyJWKError, ValueError, TypeError) as exc:  # not on the curve, bad numbers, short
         raise MalformedSignatureError(f"the JWK is not a valid key for {alg}") from exc
 
 
 @lru_cache(maxsize=256)
-def _jwk_key(jwk: str, alg: str) -> Any:
+def _read_jwk(jwk: str, alg: str) -> Any:
     """A JWK's key object, kept: reading one costs PyJWT more than checking a signature."""
     from jwt import PyJWK
 
@@ -283,26 +281,27 @@ def _jwk_key(jwk: str, alg: str) -> Any:
     return key
 
 
+def _object_key(candidate: Any, alg: str) -> Any:
+    """A trusted key object's (or SigningKey's) public key, if it may verify ``alg``."""
+    key = candidate.public_key() if hasattr(candidate, "public_key") else candidate
+    try:
+        if alg_of(key) == alg:
+            return key
+    except ValueError:
+        pass
+    raise UnsupportedAlgorithmError(f"the trusted key cannot verify {alg}")
+
+
 def _candidates(source: Any, kid: str | None, jku: str | None) -> list[Any]:
     """Flatten a key source into key objects and JWKs."""
     if callable(source):
         found = source(kid, jku)
         return [] if found is None else _candidates(found, kid, jku)
-    if isinstance(source, Mapping):
-        keys = source.get("keys")
-        if "kty" not in source and isinstance(keys, list):
-            return [k for k in keys if isinstance(k, Mapping)]
-        return [source]
+    if isinstance(source, Mapping) and "kty" not in source and isinstance(source.get("keys"), list):
+        return [k for k in source["keys"] if isinstance(k, Mapping)]
     if isinstance(source, (list, tuple)):
         return [item for entry in source for item in _candidates(entry, kid, jku)]
     return [source]
-
-
-def _fits(key: Any, alg: str) -> bool:
-    try:
-        return alg_of(key) == alg
-    except ValueError:
-        return False
 
 
 def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
@@ -313,25 +312,19 @@ def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
     :raises UnknownKeyError: no trusted key matches.
     :raises UnsupportedAlgorithmError: the only key named by ``kid`` cannot do ``alg``.
     """
-    alg, kid, jku = header["alg"], header.get("kid"), header.get("jku")
+    alg, kid = header["alg"], header.get("kid")
     found: list[Any] = []
     refused: UnsupportedAlgorithmError | None = None
-    for candidate in _candidates(source, kid, jku):
+    for candidate in _candidates(source, kid, header.get("jku")):
         named = candidate.kid if isinstance(candidate, SigningKey) else \
             candidate.get("kid") if isinstance(candidate, Mapping) else None
         if kid is not None and named is not None and named != kid:
             continue
-        if isinstance(candidate, Mapping):
-            try:
-                found.append(public_key_from_jwk(candidate, alg))
-            except UnsupportedAlgorithmError as exc:  # another key type: not this one
-                refused = exc
-            continue
-        key = candidate.public_key() if hasattr(candidate, "public_key") else candidate
-        if _fits(key, alg):
-            found.append(key)
-        else:
-            refused = UnsupportedAlgorithmError(f"the trusted key cannot verify {alg}")
+        try:
+            found.append(_jwk_key(candidate, alg) if isinstance(candidate, Mapping)
+                         else _object_key(candidate, alg))
+        except UnsupportedAlgorithmError as exc:  # another key type: not this one
+            refused = exc
     if len(found) == 1 or (found and kid is not None):
         return found[0]
     if refused is not None and not found:

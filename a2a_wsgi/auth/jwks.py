@@ -43,8 +43,6 @@ class JWKSFetcher:
         self._session = session
         self._clock = clock
         self._lock = threading.Lock()
-        #: How many fetches were made (tests and metrics read it).
-        self.fetches = 0
 
     def __repr__(self) -> str:
         return f"JWKSFetcher({self.url!r})"
@@ -58,7 +56,6 @@ class JWKSFetcher:
             return self._cache.document()
 
     def _refresh(self, now: float) -> None:
-        self.fetches += 1
         try:
             document, max_age = self._get()
             self._cache.receive(document, now, max_age=max_age)

@@ -139,7 +139,8 @@ def test_card_depth_is_bounded() -> None:
     deep: object = 1
     for _ in range(MAX_DEPTH + 1):
         deep = [deep]
-    card = {"name": "x", "capabilities": {"extensions": [{"uri": "u", "params": {"p": deep}}]}}
+    card = {"name": "x", "url": "https://a.example/", "capabilities": {
+        "extensions": [{"uri": "u", "params": {"p": deep}}]}}
     with pytest.raises(CanonicalizationError, match="deeper"):
         canonical_card(card)
 
