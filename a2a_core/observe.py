@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import InternalError, RPCError
-from .methods import Operation
 from .models import Message, Task, TaskStatusUpdateEvent
 from .operations import Outcome, Result, Stream
+from .optable import AnyOperation, Operation
 from .service import HEARTBEAT, OutboundEvent, StreamItem
 
 if TYPE_CHECKING:
@@ -93,9 +93,9 @@ class CallRecord:
         """The JSON-RPC id could be read."""
         self.request_id = request_id
 
-    def operating(self, operation: Operation, params: Mapping[str, Any]) -> None:
+    def operating(self, operation: AnyOperation, params: Mapping[str, Any]) -> None:
         """The operation is known; the task and context its params name, if any."""
-        self.operation = operation.value
+        self.operation = operation.name
         self.task_id, self.context_id = _named_ids(operation, params)
 
     def failed(self, err: RPCError) -> None:
@@ -103,7 +103,7 @@ class CallRecord:
         self.error_code = err.code
         self.error_reason = err.reason or type(err).__name__
 
-    def answered(self, operation: Operation, outcome: Outcome) -> Outcome:
+    def answered(self, operation: AnyOperation, outcome: Outcome) -> Outcome:
         """The operation's answer, its ids noted; a stream is counted as it goes."""
         if isinstance(outcome, Stream):
             self.streamed = True
@@ -139,13 +139,13 @@ class _Unobserved(CallRecord):
     def identify(self, request_id: str | int | None) -> None:
         pass
 
-    def operating(self, operation: Operation, params: Mapping[str, Any]) -> None:
+    def operating(self, operation: AnyOperation, params: Mapping[str, Any]) -> None:
         pass
 
     def failed(self, err: RPCError) -> None:
         pass
 
-    def answered(self, operation: Operation, outcome: Outcome) -> Outcome:
+    def answered(self, operation: AnyOperation, outcome: Outcome) -> Outcome:
         return outcome
 
 
@@ -171,7 +171,7 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _named_ids(operation: Operation, params: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def _named_ids(operation: AnyOperation, params: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """The task and context a call's params name (the JSON members both versions share)."""
     message = params.get("message")
     if isinstance(message, Mapping):
