@@ -160,9 +160,9 @@ class Operations:
 
     # -- authorization -----------------------------------------------------------------
 
-    def _authorized_task(self, task_id: str, op: AnyOperation, ctx: CallContext) -> Task:
-        """Fetch then authorize (as ``op``'s entry says): a denied task is indistinguishable
-        from a missing one.
+    def authorized_task(self, task_id: str, op: AnyOperation, ctx: CallContext) -> Task:
+        """Fetch then authorize (as ``op``'s entry says), for any handler, built-in or added:
+        a denied task is indistinguishable from a missing one.
 
         Both become the same :func:`_task_not_found` error, whatever message the
         service or the plain denial used, so the answer cannot tell them apart.
@@ -216,7 +216,7 @@ class Operations:
         """
         task_id = request.message.task_id
         if task_id is not None and self.authorize_task is not None:
-            self._authorized_task(task_id, op, ctx)
+            self.authorized_task(task_id, op, ctx)
 
     @_handles(Operation.SEND_MESSAGE)
     def _send_message(
@@ -245,7 +245,7 @@ class Operations:
     ) -> Outcome:
         request = generations.ignored(wire.decode_params(Operation.GET_TASK, params, ctx.version),
                                       ctx)
-        task = self._authorized_task(request.id, Operation.GET_TASK, ctx)
+        task = self.authorized_task(request.id, Operation.GET_TASK, ctx)
         waiter = self.service
         if request.current_generation is not None and isinstance(waiter, GenerationWaiter):
             # Long-poll: held until the generation moves (authorized above, before the hold).
@@ -315,7 +315,7 @@ class Operations:
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
-        read = self._authorized_task(request.id, Operation.CANCEL_TASK, ctx)
+        read = self.authorized_task(request.id, Operation.CANCEL_TASK, ctx)
         task = self.service.cancel_task(request, replace(ctx, task=read))
         task = generations.hidden(task, ctx)
         return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
@@ -326,7 +326,7 @@ class Operations:
     ) -> Outcome:
         """Without ``Last-Event-ID`` the stream's first item (the task) is taken now."""
         request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
-        task = self._authorized_task(request.id, Operation.SUBSCRIBE_TO_TASK, ctx)
+        task = self.authorized_task(request.id, Operation.SUBSCRIBE_TO_TASK, ctx)
         if task.status.state.is_terminal and ctx.last_event_id is None:
             raise UnsupportedOperationError(
                 f"Task {task.id} is in a terminal state ({task.status.state.value})"
@@ -349,7 +349,7 @@ class Operations:
         construction).
         """
         request = wire.decode_params(operation, params, ctx.version)
-        read = self._authorized_task(request.task_id, operation, ctx)
+        read = self.authorized_task(request.task_id, operation, ctx)
         answer = act(request, replace(ctx, task=read))  # the service need not read it again
         return Result(wire.encode_result(operation, answer, ctx.version))
 
