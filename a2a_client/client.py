@@ -206,9 +206,8 @@ class A2AClient(TaskOperations):
         self._check_open()
         request = GetExtendedAgentCardRequest()
         try:
-            card = self._channel.call(
-                Operation.GET_EXTENDED_AGENT_CARD, request, self.timeout, self._verify
-            )
+            card = self._channel.call(Operation.GET_EXTENDED_AGENT_CARD, request, self.timeout,
+                                      self._verify)
         except BaseException:
             if self._verify is not None:
                 self._forget_card()
@@ -277,16 +276,14 @@ class A2AClient(TaskOperations):
         """Extensions the server reported active on its last answer."""
         return self._channel.activated_extensions
 
-    def _call(
-        self, op: OperationSpec[Req, Res], request: Req, timeout: TimeoutLike | None = None
-    ) -> Res:
+    def _call(self, op: OperationSpec[Req, Res], request: Req,
+              timeout: TimeoutLike | None = None) -> Res:
         """One call, decoded into the operation's result model (see Channel.call)."""
         self._check_open()
         return self._channel.call(op, request, as_timeout(timeout, self.timeout))
 
-    def _open_stream(
-        self, op: AnyOperation, request: object, last_event_id: str | None = None
-    ) -> Reply:
+    def _open_stream(self, op: AnyOperation, request: object,
+                     last_event_id: str | None = None) -> Reply:
         self._check_open()
         timeout = (self.timeout[0], self.stream_idle_timeout)
         return self._channel.open_stream(op, request, timeout, last_event_id)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InternalError, RPCError
 from .models import Message, Task, TaskStatusUpdateEvent
 from .operations import Outcome, Result, Stream
-from .optable import AnyOperation, Operation
+from .optable import AnyOperation
 from .service import HEARTBEAT, OutboundEvent, StreamItem
 
 if TYPE_CHECKING:
@@ -47,15 +47,6 @@ HTTP_JSON = "HTTP+JSON"
 #: The agent card's own route (no operation).
 CARD = "card"
 
-#: Operations whose params name their task as ``id`` (the rest say ``taskId``).
-_ID_IS_TASK = frozenset({
-    Operation.GET_TASK, Operation.CANCEL_TASK, Operation.SUBSCRIBE_TO_TASK,
-    # 0.3 names the task ``id`` here; 1.0 sends ``taskId`` (read first) beside a config ``id``.
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
-})
-#: Operations whose result is a task, or a send's task-or-message.
-_TASK_RESULTS = frozenset({Operation.SEND_MESSAGE, Operation.GET_TASK, Operation.CANCEL_TASK})
 
 
 @dataclass(slots=True)
@@ -108,7 +99,7 @@ class CallRecord:
         if isinstance(outcome, Stream):
             self.streamed = True
             return Stream(_Counted(outcome.items, self))
-        if operation in _TASK_RESULTS and self.task_id is None:
+        if self.task_id is None and Task in operation.results:  # a task, or a task-or-message
             self._note_ids(*_result_ids(outcome))
         return outcome
 
@@ -177,7 +168,7 @@ def _named_ids(operation: AnyOperation, params: Mapping[str, Any]) -> tuple[str 
     if isinstance(message, Mapping):
         return _text(message.get("taskId")), _text(message.get("contextId"))
     task_id = _text(params.get("taskId"))
-    if task_id is None and operation in _ID_IS_TASK:
+    if task_id is None and operation.task_in_id:
         task_id = _text(params.get("id"))
     return task_id, None
 

@@ -148,13 +148,8 @@ class Operations:
         self.table = self.table.with_operation(op)
         self._handlers[op] = handler
 
-    def run(
-        self,
-        operation: AnyOperation,
-        params: Params,
-        ctx: CallContext,
-        activated: ActivatedExtensions,
-    ) -> Outcome:
+    def run(self, operation: AnyOperation, params: Params, ctx: CallContext,
+            activated: ActivatedExtensions) -> Outcome:
         """Decode, authorize, act, shape; RPCError for anything the caller got wrong."""
         return self._handlers[operation](params, ctx, activated)
 
@@ -190,13 +185,9 @@ class Operations:
 
     # -- operations --------------------------------------------------------------------
 
-    def _decode_send(
-        self,
-        operation: OperationSpec[SendMessageRequest, _ResultT],
-        params: Params,
-        ctx: CallContext,
-        activated: ActivatedExtensions,
-    ) -> SendMessageRequest:
+    def _decode_send(self, operation: OperationSpec[SendMessageRequest, _ResultT],
+                     params: Params, ctx: CallContext,
+                     activated: ActivatedExtensions) -> SendMessageRequest:
         request = wire.decode_params(operation, params, ctx.version, max_parts=self.max_parts)
         if request.message.role is not Role.USER:
             # Agent-role messages are the agent's to write; a client sending one would put

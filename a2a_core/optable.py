@@ -33,20 +33,17 @@ from camelCase query parameters, typed by the route's ``query``.
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar
+from typing import Final
 
+from ._opspec import AnyOperation as AnyOperation
+from ._opspec import Capability as Capability
+from ._opspec import OperationSpec as OperationSpec
+from ._opspec import OperationTable as OperationTable
+from ._opspec import QueryKind as QueryKind
+from ._opspec import Route as Route
+from ._opspec import check_capability as check_capability
 from .auth import AuthorizeOperation
-from .errors import (
-    ExtendedAgentCardNotConfiguredError,
-    MethodNotFoundError,
-    PushNotificationNotSupportedError,
-    UnsupportedOperationError,
-)
 from .models import (
-    AgentCapabilities,
     AgentCard,
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -67,16 +64,16 @@ from .models import (
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
-from .versioning import V0_3
 from .wire import _codecs as codecs
 from .wire._decode import decode_stream_event, decode_task, decode_task_push_config
 from .wire._decode_requests import decode_list_push_configs_response, decode_list_tasks_response
-from .wire._limits import Limits
+from .wire._limits import Limits as Limits
 
 __all__ = [
     "OPERATIONS",
     "AnyOperation",
     "Capability",
+    "Limits",
     "Operation",
     "OperationSpec",
     "OperationTable",
@@ -84,92 +81,6 @@ __all__ = [
     "Route",
     "check_capability",
 ]
-
-Req = TypeVar("Req")
-Res = TypeVar("Res")
-
-
-class Capability(enum.Enum):
-    """The card capability an operation needs (the gate refuses it when undeclared)."""
-
-    STREAMING = "streaming"
-    PUSH_NOTIFICATIONS = "pushNotifications"
-    EXTENDED_AGENT_CARD = "extendedAgentCard"
-
-
-class QueryKind(enum.Enum):
-    """How one query parameter's text becomes a JSON value."""
-
-    STRING = "string"
-    INTEGER = "integer"
-    BOOLEAN = "boolean"
-    TASK_STATE = "task state"
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """One HTTP+JSON binding: ``pattern`` segments are literals, ``{field}`` or ``{field}:verb``."""
-
-    method: str
-    pattern: tuple[str, ...]
-    #: camelCase query parameter -> kind (GET and DELETE routes).
-    query: Mapping[str, QueryKind] = field(default_factory=dict)
-    #: The body is the request message (proto ``body: "*"``).
-    body: bool = False
-
-
-@dataclass(frozen=True, eq=False, kw_only=True)
-class OperationSpec(Generic[Req, Res]):
-    """One operation: ``Req`` is what its params decode to, ``Res`` what its result is.
-
-    Compared and hashed by identity: each entry is the operation.
-    """
-
-    #: The 1.0 name (its JSON-RPC method, and the name in logs and metrics).
-    name: str
-    #: The 0.3 JSON-RPC method (None: the operation has no 0.3 name).
-    name_0_3: str | None
-    request: type[Req]
-    #: What the handler may answer (checked before encoding).
-    results: tuple[type, ...]
-    decode_request: codecs.RequestDecoder[Req]
-    encode_result: codecs.ResultEncoder[Res]
-    decode_result: codecs.ResultDecoder[Res]
-    #: The caps the params are held to.
-    limits: Limits
-    #: HTTP+JSON routes; where there are two methods, the first is the one the client sends.
-    routes: tuple[Route, ...] = ()
-    #: The answer is an SSE stream (stream admission applies).
-    streams: bool = False
-    #: The card capability the agent must declare (None: none).
-    needs: Capability | None = None
-    #: What ``authorize_task`` is asked about the task the call names (None: it names
-    #: none). A message continuing a task is asked GET: the answer holds the task.
-    authorize: AuthorizeOperation | None = None
-    #: A repeat cannot harm: the client sends it once more when the server dropped it
-    #: unanswered (a send only when its message names no task).
-    repeatable: bool = False
-    #: The params may be omitted (read as ``{}``).
-    params_optional: bool = False
-
-    @property
-    def method_1_0(self) -> str:
-        return self.name
-
-    @property
-    def method_0_3(self) -> str:
-        return self.name_0_3 if self.name_0_3 is not None else self.name
-
-    def method(self, version: str) -> str:
-        """The JSON-RPC method a client of ``version`` sends."""
-        return self.method_0_3 if version == V0_3 else self.name
-
-    def __repr__(self) -> str:
-        return f"<operation {self.name}>"
-
-
-#: An operation whatever its request and result types (what a router hands on).
-AnyOperation = OperationSpec[Any, Any]
 
 _S, _I, _B = QueryKind.STRING, QueryKind.INTEGER, QueryKind.BOOLEAN
 _PUSH = ("tasks", "{taskId}", "pushNotificationConfigs")
@@ -226,7 +137,7 @@ class Operation:
         decode_request=codecs.request_decoder(CancelTaskRequest),
         encode_result=codecs.encode_model, decode_result=decode_task,
         limits=Limits.TASK_ID, routes=(Route("POST", ("tasks", "{id}:cancel"), body=True),),
-        authorize=AuthorizeOperation.CANCEL,
+        authorize=AuthorizeOperation.CANCEL, task_in_id=True,
     )
     SUBSCRIBE_TO_TASK: Final[OperationSpec[SubscribeToTaskRequest, StreamEvent]] = (
         OperationSpec(
@@ -239,7 +150,7 @@ class Operation:
             routes=(Route("POST", ("tasks", "{id}:subscribe"), body=True),
                     Route("GET", ("tasks", "{id}:subscribe"))),
             streams=True, needs=Capability.STREAMING,
-            authorize=AuthorizeOperation.RESUBSCRIBE, repeatable=True,
+            authorize=AuthorizeOperation.RESUBSCRIBE, repeatable=True, task_in_id=True,
         )
     )
     GET_TASK: Final[OperationSpec[GetTaskRequest, Task]] = OperationSpec(
@@ -251,7 +162,7 @@ class Operation:
         # currentGeneration: the dev-1.1 long-poll (served only with the generation preview).
         routes=(Route("GET", ("tasks", "{id}"),
                       query={"historyLength": _I, "currentGeneration": _I}),),
-        authorize=AuthorizeOperation.GET, repeatable=True,
+        authorize=AuthorizeOperation.GET, repeatable=True, task_in_id=True,
     )
     CREATE_TASK_PUSH_NOTIFICATION_CONFIG: Final[
         OperationSpec[TaskPushNotificationConfig, TaskPushNotificationConfig]
@@ -276,7 +187,7 @@ class Operation:
         limits=Limits.LIST_PUSH_CONFIGS,
         routes=(Route("GET", _PUSH, query={"pageSize": _I, "pageToken": _S}),),
         needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_LIST,
-        repeatable=True,
+        repeatable=True, task_in_id=True,
     )
     GET_TASK_PUSH_NOTIFICATION_CONFIG: Final[
         OperationSpec[GetTaskPushNotificationConfigRequest, TaskPushNotificationConfig]
@@ -287,7 +198,7 @@ class Operation:
         encode_result=codecs.encode_model, decode_result=decode_task_push_config,
         limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("GET", (*_PUSH, "{id}")),),
         needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_GET,
-        repeatable=True,
+        repeatable=True, task_in_id=True,
     )
     DELETE_TASK_PUSH_NOTIFICATION_CONFIG: Final[
         OperationSpec[DeleteTaskPushNotificationConfigRequest, None]
@@ -299,66 +210,8 @@ class Operation:
         encode_result=codecs.encode_null, decode_result=codecs.decode_empty,
         limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("DELETE", (*_PUSH, "{id}")),),
         needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_DELETE,
-        repeatable=True,
+        repeatable=True, task_in_id=True,
     )
-
-
-def _variable(template: str) -> tuple[str, str]:
-    """``{id}:cancel`` -> ("id", ":cancel"); ``{taskId}`` -> ("taskId", "")."""
-    name, _, verb = template[1:].partition("}")
-    return name, verb
-
-
-class OperationTable:
-    """The operations one endpoint serves, and the routers derived from their entries."""
-
-    def __init__(self, operations: Iterable[AnyOperation]) -> None:
-        self._operations = tuple(operations)
-        methods: dict[str, AnyOperation] = {}
-        for op in self._operations:
-            for name in dict.fromkeys((op.name, op.method_0_3)):
-                if name in methods:
-                    raise ValueError(f"two operations are named {name!r}")
-                methods[name] = op
-        self._methods: Mapping[str, AnyOperation] = methods
-        patterns: dict[tuple[str, ...], dict[str, tuple[AnyOperation, Route]]] = {}
-        for op in self._operations:
-            for route in op.routes:
-                by_method = patterns.setdefault(route.pattern, {})
-                if route.method in by_method:
-                    raise ValueError(f"two operations at {route.method} {route.pattern}")
-                by_method[route.method] = (op, route)
-        #: HTTP+JSON: pattern -> method -> (operation, route), in the entries' order. A
-        #: request tries every pattern un-prefixed first, then below one tenant segment.
-        self.patterns: Mapping[
-            tuple[str, ...], Mapping[str, tuple[AnyOperation, Route]]] = patterns
-        #: The custom methods (``:cancel``…): a plain path variable never ends in one.
-        self.verbs: tuple[str, ...] = tuple(sorted(
-            {_variable(t)[1] for p in patterns for t in p if t.startswith("{")} - {""}))
-
-    def __iter__(self) -> Iterator[AnyOperation]:
-        return iter(self._operations)
-
-    def __len__(self) -> int:
-        return len(self._operations)
-
-    def __contains__(self, op: object) -> bool:
-        return op in self._operations
-
-    def with_operation(self, op: AnyOperation) -> OperationTable:
-        """This table and one more entry (its names and routes must be new)."""
-        return OperationTable((*self._operations, op))
-
-    def named(self, method: str) -> AnyOperation | None:
-        """The operation a JSON-RPC method names, in either dialect; None when none does."""
-        return self._methods.get(method)
-
-    def for_method(self, method: str) -> AnyOperation:
-        """As :meth:`named`; an unknown name raises MethodNotFoundError."""
-        op = self._methods.get(method)
-        if op is None:
-            raise MethodNotFoundError(data={"method": method})
-        return op
 
 
 #: Every A2A operation, in HTTP+JSON matching order (custom-verb paths before ``tasks/{id}``).
@@ -377,18 +230,3 @@ OPERATIONS: Final = OperationTable((
 ))
 
 
-def check_capability(
-    op: AnyOperation, capabilities: AgentCapabilities, version: str
-) -> None:
-    """Refuse ``op`` when the card does not declare the capability its entry needs."""
-    need = op.needs
-    if need is None:
-        return
-    if need is Capability.STREAMING and not capabilities.streaming:
-        raise UnsupportedOperationError("Streaming is not supported by this agent")
-    if need is Capability.PUSH_NOTIFICATIONS and not capabilities.push_notifications:
-        raise PushNotificationNotSupportedError()
-    if need is Capability.EXTENDED_AGENT_CARD and not capabilities.extended_agent_card:
-        if version == V0_3:
-            raise ExtendedAgentCardNotConfiguredError()
-        raise UnsupportedOperationError("This agent declares no extended agent card")

@@ -23,11 +23,10 @@ from a2a_core.errors import TaskNotFoundError
 from a2a_core.extensions import ActivatedExtensions
 from a2a_core.models import GetTaskRequest, Message, Task
 from a2a_core.operations import Outcome, Params, Result
-from a2a_core.optable import OperationSpec, Route
+from a2a_core.optable import Limits, OperationSpec, Route
 from a2a_core.service import CallContext
 from a2a_core.wire._codecs import encode_model, request_decoder
 from a2a_core.wire._decode import decode_task
-from a2a_core.wire._limits import Limits
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 
 #: The one entry: names in both dialects, its route, types and codecs, limits, authorization.
