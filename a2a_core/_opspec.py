@@ -119,7 +119,7 @@ class OperationSpec(Generic[Req, Res]):
 #: An operation whatever its request and result types (what a router hands on).
 AnyOperation = OperationSpec[Any, Any]
 
-def _variable(template: str) -> tuple[str, str]:
+def variable(template: str) -> tuple[str, str]:
     """``{id}:cancel`` -> ("id", ":cancel"); ``{taskId}`` -> ("taskId", "")."""
     name, _, verb = template[1:].partition("}")
     return name, verb
@@ -150,7 +150,7 @@ class OperationTable:
             tuple[str, ...], Mapping[str, tuple[AnyOperation, Route]]] = patterns
         #: The custom methods (``:cancel``…): a plain path variable never ends in one.
         self.verbs: tuple[str, ...] = tuple(sorted(
-            {_variable(t)[1] for p in patterns for t in p if t.startswith("{")} - {""}))
+            {variable(t)[1] for p in patterns for t in p if t.startswith("{")} - {""}))
 
     def __iter__(self) -> Iterator[AnyOperation]:
         return iter(self._operations)

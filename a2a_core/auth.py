@@ -63,7 +63,8 @@ __all__ = [
 
 class AuthorizeOperation(enum.Enum):
     """What the caller wants to do with a task (push operations are separate so that
-    read access does not imply the right to redirect webhooks)."""
+    read access does not imply the right to redirect webhooks). Each operation's entry
+    says which it asks (:attr:`a2a_core.optable.OperationSpec.authorize`)."""
 
     GET = "get"
     CANCEL = "cancel"

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._opspec import variable
 from .._strict_json import StrictJSONError, strict_loads
 from ..errors import (
     InvalidParamsError,
@@ -151,7 +152,7 @@ def _bind(
             if template != segment:
                 return None
             continue
-        name, _, verb = template[1:].partition("}")
+        name, verb = variable(template)
         if verb:
             if not segment.endswith(verb):
                 return None

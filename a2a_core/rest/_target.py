@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from .._opspec import variable
 from ..optable import AnyOperation, Route
 
 __all__ = ["RestTarget", "request_target"]
@@ -69,7 +70,7 @@ def _segment(template: str, params: dict[str, Any], operation: AnyOperation) -> 
     """One path segment; a variable is taken out of ``params``."""
     if not template.startswith("{"):
         return template
-    name, _, verb = template[1:].partition("}")
+    name, verb = variable(template)
     value = params.pop(name, None)
     if not isinstance(value, str) or not value:
         raise ValueError(f"{operation.name} over HTTP+JSON needs {name} (it is in the path)")

@@ -18,7 +18,8 @@ Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._limits`
 (the caps on what a client sends, applied to requests only), :mod:`._json`
 (timestamps, base64, omitted members), :mod:`._enums` (state and role
 spellings), :mod:`._fields` (the path-tracking reader), :mod:`._decode` and
-:mod:`._decode_requests` (the tolerant decoders), :mod:`._error_decode` (error
+:mod:`._decode_requests` (the tolerant decoders), :mod:`._codecs` (the codec
+pieces the entries of :mod:`a2a_core.optable` name), :mod:`._error_decode` (error
 objects read back), :mod:`._encode` (the :class:`~._encode.Dialect` and the
 writers both versions share), :mod:`.v0_3` and :mod:`.v1_0` (what each version
 writes its own way).
