@@ -119,6 +119,7 @@ class OperationSpec(Generic[Req, Res]):
 #: An operation whatever its request and result types (what a router hands on).
 AnyOperation = OperationSpec[Any, Any]
 
+
 def variable(template: str) -> tuple[str, str]:
     """``{id}:cancel`` -> ("id", ":cancel"); ``{taskId}`` -> ("taskId", "")."""
     name, _, verb = template[1:].partition("}")
@@ -177,9 +178,7 @@ class OperationTable:
         return op
 
 
-def check_capability(
-    op: AnyOperation, capabilities: AgentCapabilities, version: str
-) -> None:
+def check_capability(op: AnyOperation, capabilities: AgentCapabilities, version: str) -> None:
     """Refuse ``op`` when the card does not declare the capability its entry needs."""
     need = op.needs
     if need is None:

@@ -19,7 +19,7 @@ derived from the entries:
 * the limits (:class:`~a2a_core.wire._limits.Limits`), the capability gate
   (:func:`check_capability`), stream admission and retry safety.
 
-Adding an operation is one entry here (listed in :data:`OPERATIONS`) plus its
+Adding an operation is one entry in :class:`Operation` below plus its
 handler in :mod:`a2a_core.operations`; a deployment can add one of its own with
 :meth:`a2a_core.server.Dispatcher.add_operation`.
 
@@ -88,7 +88,8 @@ _EVENTS = (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 
 
 class Operation:
-    """The A2A operations, named as in the 1.0 spec: each attribute is its entry."""
+    """The A2A operations, named as in the 1.0 spec: each attribute is its entry, and
+    :data:`OPERATIONS` serves them all in this order."""
 
     SEND_MESSAGE: Final[OperationSpec[SendMessageRequest, SendResult]] = OperationSpec(
         name="SendMessage", name_0_3="message/send",
@@ -214,19 +215,9 @@ class Operation:
     )
 
 
-#: Every A2A operation, in HTTP+JSON matching order (custom-verb paths before ``tasks/{id}``).
-OPERATIONS: Final = OperationTable((
-    Operation.SEND_MESSAGE,
-    Operation.SEND_STREAMING_MESSAGE,
-    Operation.GET_EXTENDED_AGENT_CARD,
-    Operation.LIST_TASKS,
-    Operation.CANCEL_TASK,
-    Operation.SUBSCRIBE_TO_TASK,
-    Operation.GET_TASK,
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG,
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
-))
+#: Every entry of :class:`Operation`, in the order written there (HTTP+JSON matching
+#: order: custom-verb paths before ``tasks/{id}``).
+OPERATIONS: Final = OperationTable(
+    entry for entry in vars(Operation).values() if isinstance(entry, OperationSpec))
 
 
