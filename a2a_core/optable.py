@@ -16,7 +16,7 @@ derived from the entries:
 * the codecs (:func:`a2a_core.wire.decode_params`, ``encode_result``,
   ``decode_result``: generic in the entry's request and result types, so the
   client's calls are typed without casts);
-* the limits (:class:`~a2a_core.wire._limits.Limits`), the capability gate
+* the limits (the entry's :class:`Limits` key), the capability gate
   (:func:`check_capability`), stream admission and retry safety.
 
 Adding an operation is one entry in :class:`Operation` below plus its
