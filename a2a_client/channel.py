@@ -11,43 +11,37 @@ hold either.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from a2a_core.extensions import format_extensions_header, parse_extensions_header
-from a2a_core.methods import Operation
+from a2a_core.models import SendMessageRequest
+from a2a_core.optable import AnyOperation, OperationSpec
 
 from .transport import Reply, Timeout
 
-__all__ = ["AUTH_STATUSES", "RETRY_SAFE", "Channel", "extension_headers", "echoed",
-           "retry_safe"]
+__all__ = ["AUTH_STATUSES", "Channel", "extension_headers", "echoed", "retry_safe"]
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
 
 #: HTTP statuses that are the transport's refusal of the credentials (401, 403): both
 #: bindings raise them as HTTPStatusError, whatever error body the server wrote, so a
 #: caller sees one exception (with its WWW-Authenticate) over either binding.
 AUTH_STATUSES = frozenset({401, 403})
 
-#: Operations a repeat cannot harm, sent once more when the server dropped the request
-#: before answering (a pooled connection closed for idleness): the reads, the sends (the
-#: server answers a repeated ``messageId`` with the task it made, when the message names no
-#: task: see :func:`retry_safe`) and the idempotent delete. Not CancelTask (a second cancel
-#: of a canceled task is -32002) nor a config create.
-RETRY_SAFE = frozenset({
-    Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE, Operation.GET_TASK,
-    Operation.LIST_TASKS, Operation.SUBSCRIBE_TO_TASK, Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG,
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
-    Operation.GET_EXTENDED_AGENT_CARD,
-})
-_SENDS = frozenset({Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE})
+def retry_safe(op: AnyOperation, request: object) -> bool:
+    """Whether sending ``request`` twice is harmless, so it is sent once more when the server
+    dropped it before answering (a pooled connection closed for idleness).
 
-
-def retry_safe(op: Operation, request: Any) -> bool:
-    """Whether sending ``request`` twice is harmless. A message continuing a task is not:
-    the server recognises a repeat only of a message that creates one."""
-    if op not in RETRY_SAFE:
+    The entries say which operations are ``repeatable``: the reads, the sends (the server
+    answers a repeated ``messageId`` with the task it made) and the idempotent delete; not
+    CancelTask (a second cancel of a canceled task is -32002) nor a config create. A
+    message continuing a task is not: the server recognises a repeat only of a message
+    that creates one."""
+    if not op.repeatable:
         return False
-    if op in _SENDS:
-        message = getattr(request, "message", None)
-        return message is not None and getattr(message, "task_id", None) is None
+    if isinstance(request, SendMessageRequest):
+        return request.message.task_id is None
     return True
 
 
@@ -66,11 +60,11 @@ class Channel(Protocol):
 
     def call(
         self,
-        op: Operation,
-        request: Any,
+        op: OperationSpec[Req, Res],
+        request: Req,
         timeout: Timeout,
         check: Callable[[Any], Any] | None = None,
-    ) -> Any:
+    ) -> Res:
         """One exchange, decoded into the operation's result model; errors raise typed.
 
         ``check`` is called with the result's JSON before it is decoded.
@@ -78,7 +72,8 @@ class Channel(Protocol):
         ...
 
     def open_stream(
-        self, op: Operation, request: Any, timeout: Timeout, last_event_id: str | None = None
+        self, op: AnyOperation, request: object, timeout: Timeout,
+        last_event_id: str | None = None,
     ) -> Reply:
         """An SSE reply (or one JSON answer); an error answer raises here, at the call."""
         ...

@@ -25,12 +25,11 @@ import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, cast
+from typing import Any, TypeVar
 
 import requests
 
 from a2a_core.caching import CardCache
-from a2a_core.methods import Operation
 from a2a_core.models import (
     AgentCard,
     GetExtendedAgentCardRequest,
@@ -40,6 +39,7 @@ from a2a_core.models import (
     SubscribeToTaskRequest,
     Task,
 )
+from a2a_core.optable import AnyOperation, Operation, OperationSpec
 
 from .auth import as_auth, as_card_verifier
 from .bindings import HTTP_JSON, JSONRPC, as_bindings, choose_endpoint
@@ -58,6 +58,9 @@ __all__ = ["A2AClient", "DEFAULT_STREAM_IDLE_TIMEOUT", "TimeoutLike"]
 
 #: Seconds a stream may stay silent (no event, no heartbeat) before it counts as dropped.
 DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
 
 
 def _utc_now() -> datetime:
@@ -203,15 +206,14 @@ class A2AClient(TaskOperations):
         self._check_open()
         request = GetExtendedAgentCardRequest()
         try:
-            card = self._channel.call(
-                Operation.GET_EXTENDED_AGENT_CARD, request, self.timeout, self._verify
-            )
+            card = self._channel.call(Operation.GET_EXTENDED_AGENT_CARD, request, self.timeout,
+                                      self._verify)
         except BaseException:
             if self._verify is not None:
                 self._forget_card()
             raise
         with self._lock:
-            self._card = cast(AgentCard, card)
+            self._card = card
         return self._card
 
     def _forget_card(self) -> None:
@@ -274,17 +276,19 @@ class A2AClient(TaskOperations):
         """Extensions the server reported active on its last answer."""
         return self._channel.activated_extensions
 
-    def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
+    def _call(self, op: OperationSpec[Req, Res], request: Req,
+              timeout: TimeoutLike | None = None) -> Res:
         """One call, decoded into the operation's result model (see Channel.call)."""
         self._check_open()
         return self._channel.call(op, request, as_timeout(timeout, self.timeout))
 
-    def _open_stream(self, op: Operation, request: Any, last_event_id: str | None = None) -> Reply:
+    def _open_stream(self, op: AnyOperation, request: object,
+                     last_event_id: str | None = None) -> Reply:
         self._check_open()
         timeout = (self.timeout[0], self.stream_idle_timeout)
         return self._channel.open_stream(op, request, timeout, last_event_id)
 
-    def _stream(self, op: Operation, request: Any) -> EventStream:
+    def _stream(self, op: AnyOperation, request: object) -> EventStream:
         """An EventStream that resubscribes with SubscribeToTask and falls back to GetTask."""
         rest = self.endpoint.binding == HTTP_JSON
         return EventStream(
@@ -329,7 +333,7 @@ class A2AClient(TaskOperations):
             push_notification_config=push_notification_config,
             metadata=metadata,
         )
-        return cast(SendResult, self._call(Operation.SEND_MESSAGE, request, timeout))
+        return self._call(Operation.SEND_MESSAGE, request, timeout)
 
     def stream_message(
         self,

@@ -26,12 +26,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode, urljoin
 
 from a2a_core.errors import InvalidParamsError, ParseError, RemoteProtocolError, RPCError
-from a2a_core.methods import Operation
 from a2a_core.models import AgentCard, AgentInterface, StreamEvent
+from a2a_core.optable import AnyOperation, OperationSpec
 from a2a_core.rest import A2A_JSON, RestTarget, decode_status, parse_json, request_target
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
@@ -53,6 +53,9 @@ HTTP_JSON = "HTTP+JSON"
 _VERSION = "1.0"
 _ACCEPT_JSON = f"{A2A_JSON}, application/json"
 _SSE = "text/event-stream"
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
 
 
 class RestChannel:
@@ -78,11 +81,11 @@ class RestChannel:
 
     def call(
         self,
-        op: Operation,
-        request: Any,
+        op: OperationSpec[Req, Res],
+        request: Req,
         timeout: Timeout,
         check: Callable[[Any], Any] | None = None,
-    ) -> Any:
+    ) -> Res:
         """One exchange, decoded into the operation's result model.
 
         ``check`` sees the body's JSON before it is decoded (a card's signature).
@@ -98,7 +101,7 @@ class RestChannel:
         return decode_result(op, value, _VERSION)
 
     def open_stream(
-        self, op: Operation, request: Any, timeout: Timeout, last_event_id: str | None = None
+        self, op: AnyOperation, request: Any, timeout: Timeout, last_event_id: str | None = None
     ) -> Reply:
         """Open an SSE answer; an error answer raises here, at the call.
 
@@ -106,7 +109,7 @@ class RestChannel:
         :class:`~a2a_client.streams.EventStream`, which reads it as the only event.
         """
         reply = self._send(op, request, timeout, accept=_SSE, last_event_id=last_event_id)
-        if op is Operation.SUBSCRIBE_TO_TASK and _only_get(reply):
+        if _only_get(reply) and any(r.method == "GET" for r in op.routes[1:]):
             reply.close()
             reply = self._send(
                 op, request, timeout, accept=_SSE, last_event_id=last_event_id, method="GET"
@@ -117,7 +120,7 @@ class RestChannel:
 
     def _send(
         self,
-        op: Operation,
+        op: AnyOperation,
         request: Any,
         timeout: Timeout,
         *,

@@ -15,12 +15,12 @@ import itertools
 import json
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from a2a_core.errors import InvalidParamsError, RemoteProtocolError
 from a2a_core.jsonrpc import RPCResponse, parse_response
-from a2a_core.methods import Operation
 from a2a_core.models import StreamEvent
+from a2a_core.optable import AnyOperation, OperationSpec
 from a2a_core.wire import decode_error, decode_result, decode_stream_event, encode_params
 
 from .cards import Endpoint
@@ -32,6 +32,9 @@ __all__ = ["RPCChannel", "TimeoutLike", "as_timeout", "stream_event"]
 
 #: A float (both phases) or (connect, read) seconds.
 TimeoutLike = float | tuple[float, float]
+
+Req = TypeVar("Req")
+Res = TypeVar("Res")
 
 
 def as_timeout(value: TimeoutLike | None, default: Timeout) -> Timeout:
@@ -74,11 +77,11 @@ class RPCChannel:
 
     def call(
         self,
-        op: Operation,
-        request: Any,
+        op: OperationSpec[Req, Res],
+        request: Req,
         timeout: Timeout,
         check: Callable[[Any], Any] | None = None,
-    ) -> Any:
+    ) -> Res:
         """One request/response exchange, decoded into the operation's result model.
 
         ``check`` sees the result's JSON before it is decoded (a card's signature).
@@ -91,7 +94,7 @@ class RPCChannel:
         return decode_result(op, response.result, version)
 
     def open_stream(
-        self, op: Operation, request: Any, timeout: Timeout, last_event_id: str | None = None
+        self, op: AnyOperation, request: Any, timeout: Timeout, last_event_id: str | None = None
     ) -> Reply:
         """Open an SSE answer; a JSON-RPC error or a non-2xx answer raises here, at the call."""
         reply, request_id, _ = self._post(
@@ -107,7 +110,7 @@ class RPCChannel:
 
     def _post(
         self,
-        op: Operation,
+        op: AnyOperation,
         request: Any,
         timeout: Timeout,
         *,

@@ -13,17 +13,15 @@ import dataclasses
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, TypeVar
 
 from a2a_core.errors import RemoteProtocolError
-from a2a_core.methods import Operation
 from a2a_core.models import (
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
     PushNotificationConfig,
@@ -31,6 +29,7 @@ from a2a_core.models import (
     TaskPushNotificationConfig,
     TaskState,
 )
+from a2a_core.optable import Operation, OperationSpec
 
 from .polling import DEFAULT_LATENESS, DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT
 from .rpc import TimeoutLike
@@ -38,11 +37,16 @@ from .waiting import LongPoll, Subscribe, wait_until_settled
 
 __all__ = ["TaskOperations"]
 
+Req = TypeVar("Req")
+Res = TypeVar("Res")
+
 
 class TaskOperations:
     """GetTask, CancelTask, ListTasks, polling, and the push-notification-config operations."""
 
-    def _call(self, op: Operation, request: Any, timeout: TimeoutLike | None = None) -> Any:
+    def _call(
+        self, op: OperationSpec[Req, Res], request: Req, timeout: TimeoutLike | None = None
+    ) -> Res:
         """One call, decoded into the operation's result model; the client supplies it."""
         raise NotImplementedError
 
@@ -57,7 +61,7 @@ class TaskOperations:
     ) -> Task:
         """GetTask (``tasks/get``)."""
         request = GetTaskRequest(id=task_id, history_length=history_length)
-        return cast(Task, self._call(Operation.GET_TASK, request, timeout))
+        return self._call(Operation.GET_TASK, request, timeout)
 
     def cancel_task(
         self,
@@ -68,12 +72,11 @@ class TaskOperations:
     ) -> Task:
         """CancelTask (``tasks/cancel``)."""
         request = CancelTaskRequest(id=task_id, metadata=dict(metadata) if metadata else None)
-        return cast(Task, self._call(Operation.CANCEL_TASK, request, timeout))
+        return self._call(Operation.CANCEL_TASK, request, timeout)
 
     def list_tasks_page(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
         """One ListTasks page, for callers who manage ``page_token`` themselves."""
-        page = self._call(Operation.LIST_TASKS, request or ListTasksRequest())
-        return cast(ListTasksResponse, page)
+        return self._call(Operation.LIST_TASKS, request or ListTasksRequest())
 
     def list_tasks(
         self,
@@ -154,16 +157,14 @@ class TaskOperations:
     ) -> TaskPushNotificationConfig:
         """CreateTaskPushNotificationConfig (``tasks/pushNotificationConfig/set``)."""
         request = TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
-        created = self._call(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request)
-        return cast(TaskPushNotificationConfig, created)
+        return self._call(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     def get_task_push_notification_config(
         self, task_id: str, config_id: str | None = None
     ) -> TaskPushNotificationConfig:
         """GetTaskPushNotificationConfig (``tasks/pushNotificationConfig/get``)."""
         request = GetTaskPushNotificationConfigRequest(task_id=task_id, config_id=config_id)
-        found = self._call(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, request)
-        return cast(TaskPushNotificationConfig, found)
+        return self._call(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     def list_task_push_notification_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
         """ListTaskPushNotificationConfigs, every page (0.3 answers a bare array)."""
@@ -171,8 +172,6 @@ class TaskOperations:
         configs: list[TaskPushNotificationConfig] = []
         while True:
             result = self._call(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, request)
-            if not isinstance(result, ListTaskPushNotificationConfigsResponse):
-                return [*configs, *result]
             configs.extend(result.configs)
             if not result.next_page_token or result.next_page_token == request.page_token:
                 return configs

@@ -26,8 +26,8 @@ from collections.abc import Callable
 
 from a2a_core.errors import RemoteProtocolError, RPCError
 from a2a_core.generations import GENERATIONS_EXTENSION_URI
-from a2a_core.methods import Operation
 from a2a_core.models import AgentCard, GetTaskRequest, Task, TaskStatusUpdateEvent
+from a2a_core.optable import Operation
 
 from .bindings import HTTP_JSON
 from .cards import Endpoint

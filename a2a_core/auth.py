@@ -47,12 +47,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .errors import RPCError, TaskNotFoundError
-from .methods import Operation
 from .models import Task
 
 __all__ = [
     "AuthorizeOperation",
-    "AUTHORIZE_OPERATIONS",
     "AuthorizationContext",
     "AuthorizeCallback",
     "TaskAuthorizer",
@@ -65,7 +63,8 @@ __all__ = [
 
 class AuthorizeOperation(enum.Enum):
     """What the caller wants to do with a task (push operations are separate so that
-    read access does not imply the right to redirect webhooks)."""
+    read access does not imply the right to redirect webhooks). Each operation's entry
+    says which it asks (:attr:`a2a_core.optable.OperationSpec.authorize`)."""
 
     GET = "get"
     CANCEL = "cancel"
@@ -75,21 +74,6 @@ class AuthorizeOperation(enum.Enum):
     PUSH_GET = "push_get"
     PUSH_LIST = "push_list"
     PUSH_DELETE = "push_delete"
-
-
-#: RPC operation -> the authorization it needs. The extended card names no task;
-#: a SendMessage naming an existing task is authorized as GET by
-#: :class:`~a2a_core.operations.Operations` (its answer holds the task).
-AUTHORIZE_OPERATIONS: Mapping[Operation, AuthorizeOperation] = {
-    Operation.GET_TASK: AuthorizeOperation.GET,
-    Operation.CANCEL_TASK: AuthorizeOperation.CANCEL,
-    Operation.LIST_TASKS: AuthorizeOperation.LIST,
-    Operation.SUBSCRIBE_TO_TASK: AuthorizeOperation.RESUBSCRIBE,
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: AuthorizeOperation.PUSH_SET,
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: AuthorizeOperation.PUSH_GET,
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: AuthorizeOperation.PUSH_LIST,
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: AuthorizeOperation.PUSH_DELETE,
-}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,12 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from .errors import (
-    ExtendedAgentCardNotConfiguredError,
-    InternalError,
-    PushNotificationNotSupportedError,
-    UnsupportedOperationError,
-)
+from .errors import InternalError
 from .extensions import (
     ActivatedExtensions,
     Extension,
@@ -25,9 +20,9 @@ from .extensions import (
     parse_extensions_header,
 )
 from .http import HttpRequest
-from .methods import PUSH_OPERATIONS, STREAMING_OPERATIONS, Operation
 from .observe import UNOBSERVED, CallRecord
 from .operations import Operations, Outcome, Stream
+from .optable import AnyOperation, check_capability
 from .service import A2AService, CallContext, StreamItem
 from .streaming import closing
 from .tasks import merge_metadata, with_identity
@@ -142,7 +137,7 @@ class CallPipeline:
 
     def run(
         self,
-        operation: Operation,
+        operation: AnyOperation,
         params: Mapping[str, Any],
         ctx: CallContext,
         activated: ActivatedExtensions,
@@ -156,14 +151,14 @@ class CallPipeline:
 
     def _admitted(
         self,
-        operation: Operation,
+        operation: AnyOperation,
         params: Mapping[str, Any],
         ctx: CallContext,
         activated: ActivatedExtensions,
     ) -> Outcome:
-        self._check_capabilities(operation, ctx.version)
+        check_capability(operation, self.service.agent_card().capabilities, ctx.version)
         admission = self.stream_admission
-        if operation not in STREAMING_OPERATIONS or admission is None:
+        if not operation.streams or admission is None:
             return self.operations.run(operation, params, ctx, activated)
         if not admission.admit():
             raise Busy(admission.retry_after)
@@ -176,17 +171,6 @@ class CallPipeline:
             admission.release()
             return outcome
         return Stream(_released(outcome.items, admission.release))
-
-    def _check_capabilities(self, operation: Operation, version: str) -> None:
-        caps = self.service.agent_card().capabilities
-        if operation in STREAMING_OPERATIONS and not caps.streaming:
-            raise UnsupportedOperationError("Streaming is not supported by this agent")
-        if operation in PUSH_OPERATIONS and not caps.push_notifications:
-            raise PushNotificationNotSupportedError()
-        if operation is Operation.GET_EXTENDED_AGENT_CARD and not caps.extended_agent_card:
-            if version == V0_3:
-                raise ExtendedAgentCardNotConfiguredError()
-            raise UnsupportedOperationError("This agent declares no extended agent card")
 
     def response_headers(
         self, version: str, activated: ActivatedExtensions | None

@@ -26,7 +26,6 @@ from .errors import InternalError, InvalidRequestError, RPCError, VersionNotSupp
 from .extensions import ActivatedExtensions
 from .http import HttpRequest, HttpResponse
 from .jsonrpc import RPCRequest, encode_error_response, encode_response, parse_request
-from .methods import operation_for
 from .observe import JSONRPC, observed
 from .operations import Stream
 from .streaming import SSE_HEADERS, sse_body
@@ -66,7 +65,7 @@ class JsonRpcBinding:
             record.identify(rpc.id)
             if version_error is not None:
                 raise version_error
-            operation = operation_for(rpc.method)
+            operation = self.calls.operations.table.for_method(rpc.method)
             params: Mapping[str, Any] = rpc.params or {}
             record.operating(operation, params)
             activated = self.calls.activate(request, params, version)

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import InternalError, RPCError
-from .methods import Operation
 from .models import Message, Task, TaskStatusUpdateEvent
 from .operations import Outcome, Result, Stream
+from .optable import AnyOperation
 from .service import HEARTBEAT, OutboundEvent, StreamItem
 
 if TYPE_CHECKING:
@@ -47,15 +47,6 @@ HTTP_JSON = "HTTP+JSON"
 #: The agent card's own route (no operation).
 CARD = "card"
 
-#: Operations whose params name their task as ``id`` (the rest say ``taskId``).
-_ID_IS_TASK = frozenset({
-    Operation.GET_TASK, Operation.CANCEL_TASK, Operation.SUBSCRIBE_TO_TASK,
-    # 0.3 names the task ``id`` here; 1.0 sends ``taskId`` (read first) beside a config ``id``.
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
-})
-#: Operations whose result is a task, or a send's task-or-message.
-_TASK_RESULTS = frozenset({Operation.SEND_MESSAGE, Operation.GET_TASK, Operation.CANCEL_TASK})
 
 
 @dataclass(slots=True)
@@ -93,9 +84,9 @@ class CallRecord:
         """The JSON-RPC id could be read."""
         self.request_id = request_id
 
-    def operating(self, operation: Operation, params: Mapping[str, Any]) -> None:
+    def operating(self, operation: AnyOperation, params: Mapping[str, Any]) -> None:
         """The operation is known; the task and context its params name, if any."""
-        self.operation = operation.value
+        self.operation = operation.name
         self.task_id, self.context_id = _named_ids(operation, params)
 
     def failed(self, err: RPCError) -> None:
@@ -103,12 +94,12 @@ class CallRecord:
         self.error_code = err.code
         self.error_reason = err.reason or type(err).__name__
 
-    def answered(self, operation: Operation, outcome: Outcome) -> Outcome:
+    def answered(self, operation: AnyOperation, outcome: Outcome) -> Outcome:
         """The operation's answer, its ids noted; a stream is counted as it goes."""
         if isinstance(outcome, Stream):
             self.streamed = True
             return Stream(_Counted(outcome.items, self))
-        if operation in _TASK_RESULTS and self.task_id is None:
+        if self.task_id is None and Task in operation.results:  # a task, or a task-or-message
             self._note_ids(*_result_ids(outcome))
         return outcome
 
@@ -139,13 +130,13 @@ class _Unobserved(CallRecord):
     def identify(self, request_id: str | int | None) -> None:
         pass
 
-    def operating(self, operation: Operation, params: Mapping[str, Any]) -> None:
+    def operating(self, operation: AnyOperation, params: Mapping[str, Any]) -> None:
         pass
 
     def failed(self, err: RPCError) -> None:
         pass
 
-    def answered(self, operation: Operation, outcome: Outcome) -> Outcome:
+    def answered(self, operation: AnyOperation, outcome: Outcome) -> Outcome:
         return outcome
 
 
@@ -171,13 +162,13 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _named_ids(operation: Operation, params: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def _named_ids(operation: AnyOperation, params: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """The task and context a call's params name (the JSON members both versions share)."""
     message = params.get("message")
     if isinstance(message, Mapping):
         return _text(message.get("taskId")), _text(message.get("contextId"))
     task_id = _text(params.get("taskId"))
-    if task_id is None and operation in _ID_IS_TASK:
+    if task_id is None and operation.task_in_id:
         task_id = _text(params.get("id"))
     return task_id, None
 

@@ -1,5 +1,9 @@
 """The A2A operations: one handler each, the same for every binding.
 
+Each entry of :mod:`a2a_core.optable` has its handler here, marked with
+``@_handles(entry)``; :class:`Operations` refuses a table with an entry it has
+no handler for, and :meth:`Operations.add` takes a deployment's own.
+
 A handler takes the operation's params in the negotiated version's JSON-RPC
 shape (the HTTP+JSON binding builds the same shape from its path, query and
 body), the :class:`~a2a_core.service.CallContext` and the activated
@@ -22,15 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Final, Literal, Protocol, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from . import generations, wire
-from .auth import AuthorizationContext, AuthorizeCallback, AuthorizeOperation, TaskAuthorizer
+from .auth import AuthorizationContext, AuthorizeCallback, TaskAuthorizer
 from .errors import InvalidParamsError, TaskNotFoundError, UnsupportedOperationError
 from .extensions import ActivatedExtensions
 from .generations import GenerationWaiter
 from .jsonvalue import JSONObject, JSONValue
-from .methods import Operation
 from .models import (
     AgentCard,
     ListTasksRequest,
@@ -39,6 +43,7 @@ from .models import (
     SendMessageRequest,
     Task,
 )
+from .optable import OPERATIONS, AnyOperation, Operation, OperationSpec, OperationTable
 from .service import A2AService, CallContext, StreamItem
 from .streaming import started
 from .tasks import strip_artifacts, trim_history
@@ -46,7 +51,7 @@ from .tasks import strip_artifacts, trim_history
 if TYPE_CHECKING:
     from .calls import StreamAdmission
 
-__all__ = ["Operations", "Outcome", "Result", "Stream"]
+__all__ = ["Handler", "Operations", "Outcome", "Params", "Result", "Stream"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +75,22 @@ _REFILLS = 10
 Outcome = Result | Stream
 #: A handler's params: the JSON-RPC ``params`` object (or the one built from an HTTP+JSON call).
 Params = Mapping[str, JSONValue]
-_Handler = Callable[[Params, CallContext, ActivatedExtensions], Outcome]
-_SendOperation = Literal[Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
+#: An operation's handler: decode, authorize, act, shape (:meth:`Operations.add`).
+Handler = Callable[[Params, CallContext, ActivatedExtensions], Outcome]
+#: A built-in handler: a method of :class:`Operations`.
+_Method = Callable[["Operations", Params, CallContext, ActivatedExtensions], Outcome]
+#: entry -> its built-in handler, filled in by :func:`_handles` as the class is defined.
+_BUILT_IN: dict[AnyOperation, _Method] = {}
+
+
+def _handles(op: AnyOperation) -> Callable[[_Method], _Method]:
+    """Mark a method of :class:`Operations` as the handler of ``op``."""
+
+    def mark(method: _Method) -> _Method:
+        _BUILT_IN[op] = method
+        return method
+
+    return mark
 
 
 class _TaskScoped(Protocol):
@@ -82,6 +101,7 @@ class _TaskScoped(Protocol):
 
 
 _TaskScopedT = TypeVar("_TaskScopedT", bound=_TaskScoped)
+_ResultT = TypeVar("_ResultT")
 
 
 #: How a card is served: (card, base URL, encoder) -> the signed document
@@ -90,7 +110,7 @@ CardDocument = Callable[[AgentCard, "str | None", Callable[[AgentCard], JSONObje
 
 
 class Operations:
-    """The operation table of one service: :meth:`run` picks the handler."""
+    """The handlers of one service's operations: :meth:`run` picks the entry's handler."""
 
     def __init__(
         self,
@@ -100,6 +120,7 @@ class Operations:
         authorize_task: AuthorizeCallback | None = None,
         max_parts: int,
         hold_admission: StreamAdmission | None = None,
+        table: OperationTable = OPERATIONS,
     ) -> None:
         self.service = service
         #: A long-poll hold takes a stream place while held (it ties up a worker thread).
@@ -109,38 +130,42 @@ class Operations:
         self._card_document = card_document
         #: Asks ``authorize_task`` whether the caller may act on a task, or see it in a list.
         self._authorizer = TaskAuthorizer(authorize_task)
-        self._handlers: dict[Operation, _Handler] = {
-            Operation.SEND_MESSAGE: self._send_message,
-            Operation.SEND_STREAMING_MESSAGE: self._send_streaming_message,
-            Operation.GET_TASK: self._get_task,
-            Operation.LIST_TASKS: self._list_tasks,
-            Operation.CANCEL_TASK: self._cancel_task,
-            Operation.SUBSCRIBE_TO_TASK: self._subscribe_to_task,
-            Operation.GET_EXTENDED_AGENT_CARD: self._get_extended_agent_card,
-            **self._push_config_handlers(),
-        }
+        #: The operations served (the routers read it).
+        self.table = table
+        self._handlers: dict[AnyOperation, Handler] = {}
+        for op in table:
+            method = _BUILT_IN.get(op)
+            if method is None:
+                raise ValueError(f"no handler for {op.name}: add it with Operations.add")
+            self._handlers[op] = partial(method, self)
 
-    def run(
-        self,
-        operation: Operation,
-        params: Params,
-        ctx: CallContext,
-        activated: ActivatedExtensions,
-    ) -> Outcome:
+    def add(self, op: AnyOperation, handler: Handler) -> None:
+        """Serve one more operation, over both bindings: its entry and its handler.
+
+        The entry's names and routes must be new; the handler is called as the
+        built-in ones are, after the capability gate and stream admission.
+        """
+        self.table = self.table.with_operation(op)
+        self._handlers[op] = handler
+
+    def run(self, operation: AnyOperation, params: Params, ctx: CallContext,
+            activated: ActivatedExtensions) -> Outcome:
         """Decode, authorize, act, shape; RPCError for anything the caller got wrong."""
         return self._handlers[operation](params, ctx, activated)
 
     # -- authorization -----------------------------------------------------------------
 
-    def _authorized_task(
-        self, task_id: str, operation: AuthorizeOperation, ctx: CallContext
-    ) -> Task:
-        """Fetch then authorize: a denied task is indistinguishable from a missing one.
+    def authorized_task(self, task_id: str, op: AnyOperation, ctx: CallContext) -> Task:
+        """Fetch then authorize (as ``op``'s entry says), for any handler, built-in or added:
+        a denied task is indistinguishable from a missing one.
 
         Both become the same :func:`_task_not_found` error, whatever message the
         service or the plain denial used, so the answer cannot tell them apart.
         An error the callback chose itself (another message or data) is kept.
         """
+        operation = op.authorize
+        if operation is None:
+            raise TypeError(f"{op.name} names no task to authorize")
         try:
             task = self.service.get_task(task_id, ctx)
         except TaskNotFoundError:
@@ -160,13 +185,9 @@ class Operations:
 
     # -- operations --------------------------------------------------------------------
 
-    def _decode_send(
-        self,
-        operation: _SendOperation,
-        params: Params,
-        ctx: CallContext,
-        activated: ActivatedExtensions,
-    ) -> SendMessageRequest:
+    def _decode_send(self, operation: OperationSpec[SendMessageRequest, _ResultT],
+                     params: Params, ctx: CallContext,
+                     activated: ActivatedExtensions) -> SendMessageRequest:
         request = wire.decode_params(operation, params, ctx.version, max_parts=self.max_parts)
         if request.message.role is not Role.USER:
             # Agent-role messages are the agent's to write; a client sending one would put
@@ -176,7 +197,9 @@ class Operations:
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 
-    def _authorize_continuation(self, request: SendMessageRequest, ctx: CallContext) -> None:
+    def _authorize_continuation(
+        self, op: AnyOperation, request: SendMessageRequest, ctx: CallContext
+    ) -> None:
         """A message to an existing task is authorized as GET: the answer holds the task.
 
         Otherwise any caller could read (and steer) a task it was denied by
@@ -184,33 +207,36 @@ class Operations:
         """
         task_id = request.message.task_id
         if task_id is not None and self.authorize_task is not None:
-            self._authorized_task(task_id, AuthorizeOperation.GET, ctx)
+            self.authorized_task(task_id, op, ctx)
 
+    @_handles(Operation.SEND_MESSAGE)
     def _send_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
-        self._authorize_continuation(request, ctx)
+        self._authorize_continuation(Operation.SEND_MESSAGE, request, ctx)
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
             result = trim_history(result, request.configuration.history_length)
         result = activated.apply_response(generations.hidden(result, ctx), dict(params))
         return Result(wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version))
 
+    @_handles(Operation.SEND_STREAMING_MESSAGE)
     def _send_streaming_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = self._decode_send(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
-        self._authorize_continuation(request, ctx)
+        self._authorize_continuation(Operation.SEND_STREAMING_MESSAGE, request, ctx)
         items = self.service.send_streaming_message(request, ctx)
         return Stream(generations.hidden_items(items, ctx))
 
+    @_handles(Operation.GET_TASK)
     def _get_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = generations.ignored(wire.decode_params(Operation.GET_TASK, params, ctx.version),
                                       ctx)
-        task = self._authorized_task(request.id, AuthorizeOperation.GET, ctx)
+        task = self.authorized_task(request.id, Operation.GET_TASK, ctx)
         waiter = self.service
         if request.current_generation is not None and isinstance(waiter, GenerationWaiter):
             # Long-poll: held until the generation moves (authorized above, before the hold).
@@ -233,6 +259,7 @@ class Operations:
         finally:
             admission.release()
 
+    @_handles(Operation.LIST_TASKS)
     def _list_tasks(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
@@ -274,21 +301,23 @@ class Operations:
         return replace(response, tasks=visible,
                        total_size=max(0, response.total_size - hidden))
 
+    @_handles(Operation.CANCEL_TASK)
     def _cancel_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
-        read = self._authorized_task(request.id, AuthorizeOperation.CANCEL, ctx)
+        read = self.authorized_task(request.id, Operation.CANCEL_TASK, ctx)
         task = self.service.cancel_task(request, replace(ctx, task=read))
         task = generations.hidden(task, ctx)
         return Result(wire.encode_result(Operation.CANCEL_TASK, task, ctx.version))
 
+    @_handles(Operation.SUBSCRIBE_TO_TASK)
     def _subscribe_to_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
         """Without ``Last-Event-ID`` the stream's first item (the task) is taken now."""
         request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
-        task = self._authorized_task(request.id, AuthorizeOperation.RESUBSCRIBE, ctx)
+        task = self.authorized_task(request.id, Operation.SUBSCRIBE_TO_TASK, ctx)
         if task.status.state.is_terminal and ctx.last_event_id is None:
             raise UnsupportedOperationError(
                 f"Task {task.id} is in a terminal state ({task.status.state.value})"
@@ -300,54 +329,54 @@ class Operations:
 
     def _push_config(
         self,
-        operation: Operation,
-        authorize: AuthorizeOperation,
-        decode: Callable[[Params, str], _TaskScopedT],
-        act: Callable[[_TaskScopedT, CallContext], object],
-    ) -> _Handler:
-        """A push-config handler: decode, authorize ``authorize`` on the task named, act."""
-
-        def handle(params: Params, ctx: CallContext, activated: ActivatedExtensions) -> Outcome:
-            request = decode(params, ctx.version)
-            read = self._authorized_task(request.task_id, authorize, ctx)
-            answer = act(request, replace(ctx, task=read))  # the service need not read it again
-            return Result(wire.encode_result(operation, answer, ctx.version))
-
-        return handle
-
-    def _push_config_handlers(self) -> dict[Operation, _Handler]:
-        """The four push-config operations: what each asks of the caller, what it calls.
+        operation: OperationSpec[_TaskScopedT, _ResultT],
+        params: Params,
+        ctx: CallContext,
+        act: Callable[[_TaskScopedT, CallContext], _ResultT],
+    ) -> Outcome:
+        """A push-config call: decode, authorize as the entry says on the task named, act.
 
         The service is looked up per call (``self.service`` may be replaced after
         construction).
         """
-        create: Final = Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG
-        get: Final = Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG
-        list_: Final = Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS
-        delete: Final = Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG
-        return {
-            create: self._push_config(
-                create, AuthorizeOperation.PUSH_SET,
-                lambda p, v: wire.decode_params(create, p, v),
-                lambda r, c: self.service.create_push_config(r, c)),
-            get: self._push_config(
-                get, AuthorizeOperation.PUSH_GET,
-                lambda p, v: wire.decode_params(get, p, v),
-                lambda r, c: self.service.get_push_config(r, c)),
-            list_: self._push_config(
-                list_, AuthorizeOperation.PUSH_LIST,
-                lambda p, v: wire.decode_params(list_, p, v),
-                lambda r, c: self.service.list_push_configs(r, c)),
-            delete: self._push_config(
-                delete, AuthorizeOperation.PUSH_DELETE,
-                lambda p, v: wire.decode_params(delete, p, v),
-                lambda r, c: self.service.delete_push_config(r, c)),
-        }
+        request = wire.decode_params(operation, params, ctx.version)
+        read = self.authorized_task(request.task_id, operation, ctx)
+        answer = act(request, replace(ctx, task=read))  # the service need not read it again
+        return Result(wire.encode_result(operation, answer, ctx.version))
 
+    @_handles(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
+    def _create_push_config(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        return self._push_config(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
+                                 self.service.create_push_config)
+
+    @_handles(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG)
+    def _get_push_config(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        return self._push_config(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
+                                 self.service.get_push_config)
+
+    @_handles(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS)
+    def _list_push_configs(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        return self._push_config(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, params, ctx,
+                                 self.service.list_push_configs)
+
+    @_handles(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG)
+    def _delete_push_config(
+        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
+    ) -> Outcome:
+        return self._push_config(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
+                                 self.service.delete_push_config)
+
+    @_handles(Operation.GET_EXTENDED_AGENT_CARD)
     def _get_extended_agent_card(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        operation: Final = Operation.GET_EXTENDED_AGENT_CARD
+        operation = Operation.GET_EXTENDED_AGENT_CARD
         wire.decode_params(operation, params, ctx.version)
         version = ctx.version
 

@@ -34,7 +34,8 @@ from .extensions import Extension
 from .http import HttpRequest, HttpResponse, is_simple_request_type
 from .jsonrpc_binding import JsonRpcBinding
 from .models import AgentCard
-from .operations import Operations
+from .operations import Handler, Operations
+from .optable import AnyOperation
 from .rest import RestBinding
 from .service import A2AService
 from .signing import CardSigner
@@ -126,6 +127,11 @@ class Dispatcher:
             self.calls, versions=self.versions, max_json_depth=max_json_depth
         )
         self.rest = RestBinding(self.calls, max_json_depth=max_json_depth)
+
+    def add_operation(self, op: AnyOperation, handler: Handler) -> None:
+        """Serve one more operation over both bindings: its entry (:mod:`a2a_core.optable`:
+        names, routes, types, limits, what it needs) and its handler."""
+        self.operations.add(op, handler)
 
     # -- routing -----------------------------------------------------------------------
 

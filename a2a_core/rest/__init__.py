@@ -1,13 +1,13 @@
 """The HTTP+JSON (REST) binding of A2A 1.0, sans-IO, on top of the JSON-RPC handlers.
 
 One place decides each operation; two thin bindings map onto it. A REST
-request is routed to an :class:`~a2a_core.methods.Operation` and the params
+request is routed to an operation (:mod:`a2a_core.optable`) and the params
 a 1.0 JSON-RPC call would carry (:func:`route`), so the same decoders and
 handlers answer it; the handler's encoded result goes back as the body
 (:func:`json_response`), a stream as SSE of bare StreamResponse objects
 (:func:`sse_response`), and an error as a ``google.rpc.Status`` body with
 the spec's HTTP status (:func:`error_response`). The client builds its
-requests from the same route table (:func:`request_target`) and reads
+requests from the same routes (:func:`request_target`) and reads
 errors back into the same classes (:func:`decode_status`).
 
 Only 1.0 has this binding here (0.3's REST is a different, ``/v1``-prefixed
@@ -33,22 +33,16 @@ from ._status import decode_status as decode_status
 from ._status import encode_status as encode_status
 from ._status import error_response as error_response
 from ._status import grpc_status as grpc_status
-from ._table import ROUTES as ROUTES
-from ._table import QueryKind as QueryKind
-from ._table import RestRoute as RestRoute
 from ._target import RestTarget as RestTarget
 from ._target import request_target as request_target
 
 __all__ = [
     "A2A_JSON",
     "GRPC_STATUS",
-    "QueryKind",
     "REST_VERSIONS",
-    "ROUTES",
     "RestBinding",
     "RestCall",
     "RestError",
-    "RestRoute",
     "RestTarget",
     "decode_status",
     "encode_status",

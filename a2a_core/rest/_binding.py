@@ -59,6 +59,7 @@ class RestBinding:
             content_type=request.headers.get("Content-Type"),
             body_too_large=request.body_too_large,
             max_depth=self.max_json_depth,
+            table=self.calls.operations.table,
         )
         media = answer_media_type(request.headers.get("Accept"))
         if isinstance(routed, RestError):
@@ -90,7 +91,7 @@ class RestBinding:
         headers = self.calls.response_headers(version, activated)
         if isinstance(outcome, Stream):
             return sse_response(outcome.items, headers)
-        return json_response(routed.operation, outcome.value, headers, media_type=media)
+        return json_response(outcome.value, headers, media_type=media)
 
     @staticmethod
     def _version(request: HttpRequest) -> str:

@@ -22,7 +22,6 @@ from .. import wire
 from ..closing import ClosingIterator
 from ..errors import InternalError, RPCError
 from ..http import HttpResponse
-from ..methods import Operation
 from ..models import StreamEvent
 from ..service import Heartbeat, OutboundEvent, StreamItem
 from ..sse import encode_comment, encode_event
@@ -37,11 +36,13 @@ _VERSION = "1.0"
 
 
 def json_response(
-    operation: Operation, result: Any, headers: Sequence[tuple[str, str]] = (),
-    media_type: str = A2A_JSON,
+    result: Any, headers: Sequence[tuple[str, str]] = (), media_type: str = A2A_JSON,
 ) -> HttpResponse:
-    """200 with the handler's encoded result, labelled ``media_type``."""
-    if result is None and operation is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
+    """200 with the handler's encoded result, labelled ``media_type``.
+
+    A REST body is always an object: a ``null`` result (Delete's) is proto's Empty, ``{}``.
+    """
+    if result is None:
         result = {}
     body = dumps(result).encode("utf-8")
     return HttpResponse(200, [("Content-Type", media_type), *headers], body)

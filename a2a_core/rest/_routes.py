@@ -1,4 +1,7 @@
-"""Server side of the route table: an HTTP request -> the operation and its 1.0 params.
+"""Server side of the routes: an HTTP request -> the operation and its 1.0 params.
+
+The routes are the operations' entries (:mod:`a2a_core.optable`), matched in the
+table's :attr:`~a2a_core.optable.OperationTable.patterns`.
 
 The params are what a 1.0 JSON-RPC call of the operation carries, so the
 JSON-RPC decoders and handlers serve REST unchanged.
@@ -27,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._opspec import variable
 from .._strict_json import StrictJSONError, strict_loads
 from ..errors import (
     InvalidParamsError,
@@ -37,9 +41,8 @@ from ..errors import (
 )
 from ..http import is_simple_request_type
 from ..jsonrpc import DEFAULT_MAX_DEPTH
-from ..methods import STREAMING_OPERATIONS, Operation
+from ..optable import OPERATIONS, AnyOperation, OperationTable, QueryKind, Route
 from ..wire._enums import STATE_1_0
-from ._table import PATTERNS, VERBS, QueryKind, RestRoute, variable
 
 __all__ = ["RestCall", "RestError", "parse_json", "route"]
 
@@ -56,7 +59,7 @@ _SHOWN = 64
 class RestCall:
     """A routed request: the operation and its params, as a 1.0 JSON-RPC call has them."""
 
-    operation: Operation
+    operation: AnyOperation
     params: dict[str, Any]
     #: The ``/{tenant}`` path prefix, when the request had one (also in ``params``).
     tenant: str | None = None
@@ -64,7 +67,7 @@ class RestCall:
     @property
     def is_streaming(self) -> bool:
         """The answer is an SSE stream of StreamResponse objects."""
-        return self.operation in STREAMING_OPERATIONS
+        return self.operation.streams
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,7 @@ def route(
     content_type: str | None = None,
     body_too_large: bool = False,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    table: OperationTable = OPERATIONS,
 ) -> RestCall | RestError:
     """Route one request below the interface URL; never raises for a peer's input.
 
@@ -94,44 +98,51 @@ def route(
     :param content_type: the request's Content-Type header, if any.
     :param body_too_large: the adapter stopped reading at its size limit (413).
     :param max_depth: deepest JSON nesting accepted, as for JSON-RPC.
+    :param table: the operations served (their routes).
     :returns: a :class:`RestCall`, or a :class:`RestError` for an unknown path (404),
         a method the path does not serve (405 with ``Allow``), a browser form
         content type (415), a body over the limit (413), or a body or query
         parameter that cannot be read (400).
     """
-    found = _match(path)
+    found = _match(path, table)
     if found is None:
         shown = path[:_SHOWN] + ("…" if len(path) > _SHOWN else "")
         return RestError(MethodNotFoundError(f"No A2A operation at {shown!r}"), 404)
     routes, bound = found
-    chosen = routes.get(method)
-    if chosen is None:
+    entry = routes.get(method)
+    if entry is None:
         allowed = ", ".join(sorted(routes))
         err = MethodNotFoundError(f"Method {method[:16]} is not allowed here; use {allowed}")
         return RestError(err, 405, (("Allow", allowed),))
+    operation, chosen = entry
     try:
         params = _params(chosen, bound, query, body, content_type, body_too_large, max_depth)
     except _Refused as refused:
         return refused.rest_error
     except RPCError as err:
         return RestError(err, err.http_status)
-    return RestCall(operation=chosen.operation, params=params, tenant=bound.get("tenant"))
+    return RestCall(operation=operation, params=params, tenant=bound.get("tenant"))
 
 
-def _match(path: str) -> tuple[dict[str, RestRoute], dict[str, str]] | None:
+_Routes = Mapping[str, tuple[AnyOperation, Route]]
+
+
+def _match(path: str, table: OperationTable) -> tuple[_Routes, dict[str, str]] | None:
     """The routes of the first pattern matching ``path``, and the path variables."""
     segments = path.strip("/").split("/")
     if "" in segments:
         return None
     for candidate, tenant in ((segments, None), (segments[1:], segments[0])):
-        for pattern, routes in PATTERNS.items():
-            bound = _bind(pattern, candidate)
+        for pattern, routes in table.patterns.items():
+            bound = _bind(pattern, candidate, table.verbs)
             if bound is not None:
                 return routes, bound if tenant is None else {**bound, "tenant": tenant}
     return None
 
 
-def _bind(pattern: tuple[str, ...], segments: list[str]) -> dict[str, str] | None:
+def _bind(
+    pattern: tuple[str, ...], segments: list[str], verbs: tuple[str, ...]
+) -> dict[str, str] | None:
     """Path variables of ``segments`` under ``pattern``, or None when it does not match."""
     if len(pattern) != len(segments):
         return None
@@ -146,7 +157,7 @@ def _bind(pattern: tuple[str, ...], segments: list[str]) -> dict[str, str] | Non
             if not segment.endswith(verb):
                 return None
             segment = segment[: -len(verb)]
-        elif segment.endswith(VERBS):
+        elif segment.endswith(verbs):
             return None
         if not segment:
             return None
@@ -163,7 +174,7 @@ class _Refused(Exception):
 
 
 def _params(
-    chosen: RestRoute,
+    chosen: Route,
     bound: Mapping[str, str],
     query: Mapping[str, str],
     body: bytes,

@@ -1,4 +1,4 @@
-"""Client side of the route table: 1.0 params -> the HTTP request that carries them.
+"""Client side of the routes: 1.0 params -> the HTTP request that carries them.
 
 The inverse of :func:`~._routes.route`: path variables are taken out of the
 params and percent-encoded into the path (the tenant as its prefix); a
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from ..methods import Operation
-from ._table import ROUTES, RestRoute, variable
+from .._opspec import variable
+from ..optable import AnyOperation, Route
 
 __all__ = ["RestTarget", "request_target"]
 
@@ -33,12 +33,13 @@ class RestTarget:
 
 
 def request_target(
-    operation: Operation, params: Mapping[str, Any], *, method: str | None = None
+    operation: AnyOperation, params: Mapping[str, Any], *,
+    method: str | None = None,
 ) -> RestTarget:
     """The request carrying ``params`` (a 1.0 JSON-RPC params object) for ``operation``.
 
     :param method: pick one of the operation's methods (SubscribeToTask has POST and
-        GET); the first in :data:`ROUTES` by default.
+        GET); the first of its entry's ``routes`` by default.
     :raises ValueError: a path variable is missing, or a member has no place in this
         route (a GET cannot carry an object).
     """
@@ -53,26 +54,26 @@ def request_target(
         return RestTarget(method=chosen.method, path=path, body=remaining)
     unplaced = sorted(set(remaining) - set(chosen.query))
     if unplaced:
-        raise ValueError(f"{operation.value} over HTTP+JSON cannot carry {unplaced}")
+        raise ValueError(f"{operation.name} over HTTP+JSON cannot carry {unplaced}")
     query = {name: _query_text(value) for name, value in remaining.items() if value is not None}
     return RestTarget(method=chosen.method, path=path, query=query)
 
 
-def _route_for(operation: Operation, method: str | None) -> RestRoute:
-    for entry in ROUTES:
-        if entry.operation is operation and method in (None, entry.method):
+def _route_for(operation: AnyOperation, method: str | None) -> Route:
+    for entry in operation.routes:
+        if method in (None, entry.method):
             return entry
-    raise ValueError(f"{operation.value} has no HTTP+JSON route for method {method}")
+    raise ValueError(f"{operation.name} has no HTTP+JSON route for method {method}")
 
 
-def _segment(template: str, params: dict[str, Any], operation: Operation) -> str:
+def _segment(template: str, params: dict[str, Any], operation: AnyOperation) -> str:
     """One path segment; a variable is taken out of ``params``."""
     if not template.startswith("{"):
         return template
     name, verb = variable(template)
     value = params.pop(name, None)
     if not isinstance(value, str) or not value:
-        raise ValueError(f"{operation.value} over HTTP+JSON needs {name} (it is in the path)")
+        raise ValueError(f"{operation.name} over HTTP+JSON needs {name} (it is in the path)")
     return quote(value, safe="") + verb
 
 

@@ -18,7 +18,8 @@ Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._limits`
 (the caps on what a client sends, applied to requests only), :mod:`._json`
 (timestamps, base64, omitted members), :mod:`._enums` (state and role
 spellings), :mod:`._fields` (the path-tracking reader), :mod:`._decode` and
-:mod:`._decode_requests` (the tolerant decoders), :mod:`._error_decode` (error
+:mod:`._decode_requests` (the tolerant decoders), :mod:`._codecs` (the codec
+pieces the entries of :mod:`a2a_core.optable` name), :mod:`._error_decode` (error
 objects read back), :mod:`._encode` (the :class:`~._encode.Dialect` and the
 writers both versions share), :mod:`.v0_3` and :mod:`.v1_0` (what each version
 writes its own way).
@@ -27,21 +28,16 @@ writes its own way).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError
-from ..methods import Operation
 from ..models import (
     AgentCard,
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest,
-    ListTasksResponse,
     Message,
     SendMessageRequest,
     StreamEvent,
@@ -54,17 +50,13 @@ from ..models import (
 from . import _encode, v0_3, v1_0
 from ._common import MAX_PARTS, VERSIONS, check_task_id, check_version, invalid
 from ._decode import decode_stream_event as _decode_stream_event
-from ._decode import decode_task, decode_task_push_config
-from ._decode_requests import (
-    DECODERS,
-    decode_delete_push_config,
-    decode_get_push_config,
-    decode_list_push_configs_response,
-    decode_list_tasks_response,
-)
+from ._decode_requests import DECODERS
 from ._error_decode import decode_error
 from ._limits import check_request_limits
 from .card import decode_card, encode_card
+
+if TYPE_CHECKING:
+    from ..optable import OperationSpec
 
 __all__ = [
     "VERSIONS",
@@ -81,6 +73,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+Req = TypeVar("Req")
+Res = TypeVar("Res")
 
 #: version -> what its output spells its own way.
 _DIALECTS: Mapping[str, _encode.Dialect] = {"0.3": v0_3.DIALECT, "1.0": v1_0.DIALECT}
@@ -98,40 +92,7 @@ def _decode_card(data: Any, path: str) -> AgentCard:
 #: model type -> tolerant decoder (data, path).
 _DECODERS: Mapping[type, Callable[[Any, str], Any]] = {**DECODERS, AgentCard: _decode_card}
 
-#: operation -> the request model its params decode to.
-REQUEST_TYPES: Mapping[Operation, type] = {
-    Operation.SEND_MESSAGE: SendMessageRequest,
-    Operation.SEND_STREAMING_MESSAGE: SendMessageRequest,
-    Operation.GET_TASK: GetTaskRequest,
-    Operation.LIST_TASKS: ListTasksRequest,
-    Operation.CANCEL_TASK: CancelTaskRequest,
-    Operation.SUBSCRIBE_TO_TASK: SubscribeToTaskRequest,
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: TaskPushNotificationConfig,
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: GetTaskPushNotificationConfigRequest,
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: ListTaskPushNotificationConfigsRequest,
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: DeleteTaskPushNotificationConfigRequest,
-    Operation.GET_EXTENDED_AGENT_CARD: GetExtendedAgentCardRequest,
-}
-
 _STREAM_TYPES = (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
-_EVENT_RESULTS = frozenset(
-    {Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE, Operation.SUBSCRIBE_TO_TASK}
-)
-
-#: operation -> what its handler may return.
-RESULT_TYPES: Mapping[Operation, tuple[type, ...]] = {
-    Operation.SEND_MESSAGE: (Task, Message),
-    Operation.SEND_STREAMING_MESSAGE: _STREAM_TYPES,
-    Operation.GET_TASK: (Task,),
-    Operation.LIST_TASKS: (ListTasksResponse,),
-    Operation.CANCEL_TASK: (Task,),
-    Operation.SUBSCRIBE_TO_TASK: _STREAM_TYPES,
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: (TaskPushNotificationConfig,),
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: (TaskPushNotificationConfig,),
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: (ListTaskPushNotificationConfigsResponse,),
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: (type(None),),
-    Operation.GET_EXTENDED_AGENT_CARD: (AgentCard,),
-}
 
 
 # -- models ------------------------------------------------------------------------------
@@ -169,94 +130,36 @@ def decode_stream_event(data: Any, *, path: str = "") -> StreamEvent:
 # -- params and results ------------------------------------------------------------------
 
 
-def encode_params(op: Operation, request: object, version: str) -> dict[str, Any]:
+def encode_params(op: OperationSpec[Req, Any], request: Req, version: str) -> dict[str, Any]:
     """Client side: the request model as ``params`` (for 0.3's card call that is ``{}``)."""
-    expected = REQUEST_TYPES[op]
+    expected = op.request
     if not isinstance(request, expected):
-        raise TypeError(f"{op.value} takes a {expected.__name__}, not {type(request).__name__}")
+        raise TypeError(f"{op.name} takes a {expected.__name__}, not {type(request).__name__}")
     return encode(request, version)
 
 
-#: What ``decode_params`` returns for some operation (each overload names its own).
-Request = (
-    SendMessageRequest
-    | GetTaskRequest
-    | ListTasksRequest
-    | CancelTaskRequest
-    | SubscribeToTaskRequest
-    | TaskPushNotificationConfig
-    | GetTaskPushNotificationConfigRequest
-    | ListTaskPushNotificationConfigsRequest
-    | DeleteTaskPushNotificationConfigRequest
-    | GetExtendedAgentCardRequest
-)
-_SEND = Literal[Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE]
-
-
-@overload
-def decode_params(op: _SEND, params: object, version: str, *, path: str = ...,
-                  max_parts: int = ...) -> SendMessageRequest: ...
-@overload
-def decode_params(op: Literal[Operation.GET_TASK], params: object, version: str, *,
-                  path: str = ..., max_parts: int = ...) -> GetTaskRequest: ...
-@overload
-def decode_params(op: Literal[Operation.LIST_TASKS], params: object, version: str, *,
-                  path: str = ..., max_parts: int = ...) -> ListTasksRequest: ...
-@overload
-def decode_params(op: Literal[Operation.CANCEL_TASK], params: object, version: str, *,
-                  path: str = ..., max_parts: int = ...) -> CancelTaskRequest: ...
-@overload
-def decode_params(op: Literal[Operation.SUBSCRIBE_TO_TASK], params: object, version: str, *,
-                  path: str = ..., max_parts: int = ...) -> SubscribeToTaskRequest: ...
-@overload
-def decode_params(op: Literal[Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG], params: object,
-                  version: str, *, path: str = ...,
-                  max_parts: int = ...) -> TaskPushNotificationConfig: ...
-@overload
-def decode_params(op: Literal[Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG], params: object,
-                  version: str, *, path: str = ...,
-                  max_parts: int = ...) -> GetTaskPushNotificationConfigRequest: ...
-@overload
-def decode_params(op: Literal[Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS], params: object,
-                  version: str, *, path: str = ...,
-                  max_parts: int = ...) -> ListTaskPushNotificationConfigsRequest: ...
-@overload
-def decode_params(op: Literal[Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG], params: object,
-                  version: str, *, path: str = ...,
-                  max_parts: int = ...) -> DeleteTaskPushNotificationConfigRequest: ...
-@overload
-def decode_params(op: Literal[Operation.GET_EXTENDED_AGENT_CARD], params: object, version: str,
-                  *, path: str = ..., max_parts: int = ...) -> GetExtendedAgentCardRequest: ...
-@overload
-def decode_params(op: Operation, params: object, version: str, *, path: str = ...,
-                  max_parts: int = ...) -> Request: ...
 def decode_params(
-    op: Operation, params: object, version: str, *, path: str = "params",
+    op: OperationSpec[Req, Any], params: object, version: str, *, path: str = "params",
     max_parts: int = MAX_PARTS,
-) -> Request:
+) -> Req:
     """Server side: ``params`` as the operation's request model, in either dialect's shape.
 
-    Only GetExtendedAgentCard may omit its params. For push-config Get/Delete,
-    ``version`` decides what a lone ``id`` means (0.3: the task; 1.0: the config).
+    Only an operation whose entry says ``params_optional`` (GetExtendedAgentCard) may
+    omit its params. For push-config Get/Delete, ``version`` decides what a lone ``id``
+    means (0.3: the task; 1.0: the config).
     Every task id the caller names must look like one a server issues
     (:func:`~._common.check_task_id`), and every identifier, list and free-form
-    member is held to its cap (:mod:`._limits`; ``max_parts`` for a message's
-    parts); in a 0.3 request a data part's ``data`` must be an object. Results
-    from peers and stored tasks are not held to any of that.
+    member is held to its cap (:mod:`._limits`, as the entry's ``limits`` says;
+    ``max_parts`` for a message's parts); in a 0.3 request a data part's ``data``
+    must be an object. Results from peers and stored tasks are not held to any of that.
     """
     check_version(version)
-    if params is None and op is Operation.GET_EXTENDED_AGENT_CARD:
+    if params is None and op.params_optional:
         params = {}
     if not isinstance(params, Mapping):
         raise invalid(path, "params must be an object")
-    request: Request
-    if op is Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG:
-        request = decode_get_push_config(params, path, version)
-    elif op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
-        request = decode_delete_push_config(params, path, version)
-    else:
-        request = _DECODERS[REQUEST_TYPES[op]](params, path)
-    check_request_limits(op, params, path, version, max_parts=max_parts)
+    request = op.decode_request(params, path, version)
+    check_request_limits(op.limits, params, path, version, max_parts=max_parts)
     _check_task_ids(request, params, path)
     return request
 
@@ -281,60 +184,22 @@ def _check_task_ids(request: object, params: Mapping[str, Any], path: str) -> No
         check_task_id(request.task_id, f"{path}.{member}")
 
 
-def encode_result(op: Operation, result: object, version: str) -> Any:
+def encode_result(op: OperationSpec[Any, Res], result: Res, version: str) -> Any:
     """Server side: the handler's result as that version's ``result`` member."""
     check_version(version)
-    if not isinstance(result, RESULT_TYPES[op]):
-        raise TypeError(f"{op.value} cannot answer a {type(result).__name__}")
-    if op is Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG:
-        # 1.0's proto says Empty (``{}``); the official SDK answers ``null`` and the
-        # conformance kit checks for it, so both versions send null (decode takes both).
-        return None
-    if op in _EVENT_RESULTS:
-        # 0.3: the bare object with kind; 1.0: the one-member wrapper, which is
-        # SendMessageResponse for SendMessage and StreamResponse for the streams.
-        return encode_stream_event(cast(StreamEvent, result), version)
-    if isinstance(result, ListTaskPushNotificationConfigsResponse) and version == "0.3":
-        return v0_3.encode_list_push_configs_result(result)
-    return encode(result, version)
+    if not isinstance(result, op.results):
+        raise TypeError(f"{op.name} cannot answer a {type(result).__name__}")
+    return op.encode_result(result, version)
 
 
-def _decode_send_result(data: Any, path: str) -> Task | Message:
-    event = _decode_stream_event(data, path)
-    if not isinstance(event, (Task, Message)):
-        raise invalid(path, f"expected a task or a message, got a {type(event).__name__}")
-    return event
-
-
-def _decode_empty(data: Any, path: str) -> None:
-    """Delete answers ``null`` (0.3, and the 1.0 SDK) or ``{}`` (1.0 Empty)."""
-    if data is not None and data != {}:
-        raise invalid(path, "expected null or {}")
-
-
-_RESULT_DECODERS: Mapping[Operation, Callable[[Any, str], Any]] = {
-    Operation.SEND_MESSAGE: _decode_send_result,
-    Operation.SEND_STREAMING_MESSAGE: _decode_stream_event,
-    Operation.GET_TASK: decode_task,
-    Operation.LIST_TASKS: decode_list_tasks_response,
-    Operation.CANCEL_TASK: decode_task,
-    Operation.SUBSCRIBE_TO_TASK: _decode_stream_event,
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: decode_task_push_config,
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: decode_task_push_config,
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: decode_list_push_configs_response,
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: _decode_empty,
-    Operation.GET_EXTENDED_AGENT_CARD: _decode_card,
-}
-
-
-def decode_result(op: Operation, data: Any, version: str) -> Any:
+def decode_result(op: OperationSpec[Any, Res], data: Any, version: str) -> Res:
     """Client side, tolerant (bare or wrapped, either spelling).
 
     A malformed result raises InvalidAgentResponseError (-32006): the agent is at fault.
     """
     check_version(version)
     try:
-        return _RESULT_DECODERS[op](data, "result")
+        return op.decode_result(data, "result")
     except InvalidParamsError as exc:
         raise InvalidAgentResponseError(exc.message, field_violations=exc.field_violations) from exc
 

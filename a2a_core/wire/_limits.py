@@ -14,12 +14,12 @@ Every cap is a constant of :mod:`._common`; every violation is the usual
 
 from __future__ import annotations
 
+import enum
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..methods import Operation
 from ._common import (
     MAX_AUTH_SCHEMES,
     MAX_EXTENSION_URIS,
@@ -40,7 +40,26 @@ from ._common import (
 )
 from ._fields import Fields
 
-__all__ = ["check_request_limits", "check_metadata"]
+__all__ = ["Limits", "check_request_limits", "check_metadata"]
+
+
+class Limits(enum.Enum):
+    """Which caps a request is held to: an operation's entry names one (:mod:`a2a_core.optable`)."""
+
+    #: A message (ids, lists, metadata, parts), its configuration, metadata, tenant.
+    SEND = "send"
+    #: GetTask, CancelTask, SubscribeToTask: metadata and tenant (the id has its own rule).
+    TASK_ID = "task id"
+    #: The ListTasks filters and page token.
+    LIST_TASKS = "list tasks"
+    #: A webhook (id, URL, token, authentication).
+    PUSH_CONFIG = "push config"
+    #: Push-config Get/Delete: the config and task ids.
+    PUSH_CONFIG_TARGET = "push config target"
+    #: The push-config listing's page token.
+    LIST_PUSH_CONFIGS = "list push configs"
+    #: Nothing but the tenant.
+    TENANT_ONLY = "tenant only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +71,10 @@ class _Policy:
 
 
 def check_request_limits(
-    op: Operation, params: Mapping[str, Any], path: str, version: str, *, max_parts: int
+    limits: Limits, params: Mapping[str, Any], path: str, version: str, *, max_parts: int
 ) -> None:
     """Refuse a decoded request whose client-controlled members exceed a cap."""
-    _CHECKS[op](Fields(params, path), _Policy(version, max_parts))
+    _CHECKS[limits](Fields(params, path), _Policy(version, max_parts))
 
 
 # -- measuring one member ----------------------------------------------------------------
@@ -249,16 +268,12 @@ def _tenant_only(f: Fields, policy: _Policy) -> None:
     _tenant(f)
 
 
-_CHECKS: Mapping[Operation, Callable[[Fields, _Policy], None]] = {
-    Operation.SEND_MESSAGE: _send,
-    Operation.SEND_STREAMING_MESSAGE: _send,
-    Operation.GET_TASK: _task_id_request,
-    Operation.LIST_TASKS: _list_tasks,
-    Operation.CANCEL_TASK: _task_id_request,
-    Operation.SUBSCRIBE_TO_TASK: _task_id_request,
-    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: _create_push_config,
-    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: _push_config_target,
-    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: _list_push_configs,
-    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: _push_config_target,
-    Operation.GET_EXTENDED_AGENT_CARD: _tenant_only,
+_CHECKS: Mapping[Limits, Callable[[Fields, _Policy], None]] = {
+    Limits.SEND: _send,
+    Limits.TASK_ID: _task_id_request,
+    Limits.LIST_TASKS: _list_tasks,
+    Limits.PUSH_CONFIG: _create_push_config,
+    Limits.PUSH_CONFIG_TARGET: _push_config_target,
+    Limits.LIST_PUSH_CONFIGS: _list_push_configs,
+    Limits.TENANT_ONLY: _tenant_only,
 }

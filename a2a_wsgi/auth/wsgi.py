@@ -35,8 +35,8 @@ from a2a_core.auth import Principal
 from a2a_core.errors import RPCError, VersionNotSupportedError
 from a2a_core.http import HttpRequest, HttpResponse
 from a2a_core.jsonrpc import encode_error_response, parse_request
-from a2a_core.methods import METHODS, Operation
 from a2a_core.models import AgentCard
+from a2a_core.optable import OPERATIONS, Operation
 from a2a_core.service import CallContext
 from a2a_core.signing import JWKS_PATH, CardSigner
 from a2a_core.streaming import dumps
@@ -201,7 +201,7 @@ class RequestGuard:
                                     allow_notifications=True)
             except RPCError:
                 return False, None
-            return METHODS.get(rpc.method) is Operation.GET_EXTENDED_AGENT_CARD, rpc.id
+            return OPERATIONS.named(rpc.method) is Operation.GET_EXTENDED_AGENT_CARD, rpc.id
         sub_path = self._rest_sub_path(path)
         if sub_path is None:
             return False, None

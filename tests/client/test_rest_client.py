@@ -36,7 +36,6 @@ from a2a_core.errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
-from a2a_core.methods import Operation
 from a2a_core.models import (
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -62,6 +61,7 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
+from a2a_core.optable import Operation
 
 pytestmark = pytest.mark.slow  # starts uvicorn in a subprocess (once per module, ~2 s)
 

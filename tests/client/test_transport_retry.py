@@ -24,7 +24,6 @@ from a2a_client.errors import ConnectError
 from a2a_client.rpc import RPCChannel
 from a2a_client.transport import Transport
 from a2a_core.errors import TaskNotFoundError
-from a2a_core.methods import Operation
 from a2a_core.models import (
     CancelTaskRequest,
     GetTaskRequest,
@@ -33,6 +32,7 @@ from a2a_core.models import (
     SendMessageRequest,
     TextPart,
 )
+from a2a_core.optable import Operation
 
 
 class DroppingServer:
@@ -133,7 +133,7 @@ def test_a_safe_request_dropped_unanswered_is_sent_once_more(
     for _ in range(2):  # the second reuses the pooled connection, which the server drops
         with pytest.raises(TaskNotFoundError):
             _call(channel, op, request_)()
-    assert server.seen == [(1, op.value), (1, op.value), (2, op.value)]
+    assert server.seen == [(1, op.name), (1, op.name), (2, op.name)]
 
 
 @pytest.mark.parametrize(("op", "request_"), UNSAFE, ids=["CancelTask", "SendMessage-continue"])
@@ -143,7 +143,7 @@ def test_a_request_a_repeat_could_harm_is_not_sent_again(
         _call(channel, op, request_)()
     with pytest.raises(ConnectError):
         _call(channel, op, request_)()
-    assert server.seen == [(1, op.value), (1, op.value)]
+    assert server.seen == [(1, op.name), (1, op.name)]
 
 
 def test_a_get_is_retried_by_default_and_a_refused_connection_is_not(

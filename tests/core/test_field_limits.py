@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from a2a_core.errors import InvalidParamsError
-from a2a_core.methods import Operation
 from a2a_core.models import DataPart, Task
+from a2a_core.optable import Operation
 from a2a_core.wire import decode, decode_params, decode_result, encode_error
 from a2a_core.wire._common import (
     MAX_AUTH_SCHEMES,
@@ -302,7 +302,7 @@ CAPS: list[Cap] = [
         Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, MAX_PAGE_TOKEN_LENGTH,
         lambda v, n: {"taskId": "tsk-1", "pageToken": text(n)}, _at("params.pageToken"),
         chars(MAX_PAGE_TOKEN_LENGTH)),
-    *[Cap(f"{op.value} tenant", op, MAX_IDENTIFIER_LENGTH, with_tenant(base),
+    *[Cap(f"{op.name} tenant", op, MAX_IDENTIFIER_LENGTH, with_tenant(base),
           _at("params.tenant"), chars(MAX_IDENTIFIER_LENGTH))
       for op, base in TENANT_BASES],
 ]

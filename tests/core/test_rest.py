@@ -28,7 +28,6 @@ from a2a_core.errors import (
 )
 from a2a_core.http import HttpResponse
 from a2a_core.jsonrpc import DEFAULT_MAX_DEPTH
-from a2a_core.methods import Operation
 from a2a_core.models import (
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -50,11 +49,11 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
+from a2a_core.optable import OPERATIONS, Operation
 from a2a_core.rest import (
     A2A_JSON,
     GRPC_STATUS,
     REST_VERSIONS,
-    ROUTES,
     RestCall,
     RestError,
     decode_status,
@@ -162,8 +161,8 @@ def _refused(
 
 def test_the_cases_cover_every_route() -> None:
     covered = {(method, op) for method, _, _, _, op, _ in CASES}
-    assert covered == {(r.method, r.operation) for r in ROUTES}
-    assert {r.operation for r in ROUTES} == set(Operation)
+    assert covered == {(r.method, op) for op in OPERATIONS for r in op.routes}
+    assert all(op.routes for op in OPERATIONS)
 
 
 @pytest.mark.parametrize(("method", "path", "query", "body", "operation", "params"), CASES)
@@ -723,14 +722,14 @@ def test_decode_status_without_a_message_uses_the_default() -> None:
 
 
 def test_json_response() -> None:
-    response = json_response(Operation.GET_TASK, {"id": "t"}, [("A2A-Version", "1.0")])
+    response = json_response({"id": "t"}, [("A2A-Version", "1.0")])
     assert response.status == 200
     assert response.headers == [("Content-Type", A2A_JSON), ("A2A-Version", "1.0")]
     assert _body_of(response) == {"id": "t"}
 
 
 def test_delete_answers_the_empty_message() -> None:
-    assert _body_of(json_response(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, None)) == {}
+    assert _body_of(json_response(None)) == {}
 
 
 # -- SSE ----------------------------------------------------------------------------------

@@ -29,7 +29,6 @@ from test_wire import (
 )
 
 from a2a_core import errors
-from a2a_core.methods import Operation
 from a2a_core.models import (
     Artifact,
     AuthenticationInfo,
@@ -56,7 +55,8 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_core.wire import REQUEST_TYPES, encode, encode_error, encode_params, encode_result
+from a2a_core.optable import OPERATIONS, Operation
+from a2a_core.wire import encode, encode_error, encode_params, encode_result
 
 #: model -> (0.3 definition, 1.0 definition); None where that version has none.
 DEFINITIONS: dict[type, tuple[str | None, str]] = {
@@ -158,7 +158,7 @@ def test_stream_events_validate(event: Any) -> None:
 @given(data=st.data())
 def test_params_validate(data: st.DataObject) -> None:
     requests = data.draw(st.fixed_dictionaries(requests_for("any")))
-    for op, cls in REQUEST_TYPES.items():
+    for op, cls in ((op, op.request) for op in OPERATIONS):
         request = requests[cls]
         if op in REQUESTS_0_3:
             params = encode_params(op, request, "0.3")

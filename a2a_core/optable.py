@@ -1,0 +1,223 @@
+"""One description per operation: everything the bindings, codecs and gates know of it.
+
+Each A2A operation is one :class:`OperationSpec` entry below: its JSON-RPC
+names in both dialects, its HTTP+JSON routes, its request and result types and
+their codecs, the caps its input is held to, whether it streams, the agent
+capability it needs and what it asks ``authorize_task`` about. The rest is
+derived from the entries:
+
+* the JSON-RPC router (:meth:`OperationTable.for_method`; the 0.3 names
+  ``message/send``… and the 1.0 names ``SendMessage``… are disjoint, and both
+  are accepted whatever ``A2A-Version`` was negotiated: the response *shape*
+  follows the negotiated version);
+* the HTTP+JSON router (:attr:`OperationTable.patterns`, read by
+  :func:`a2a_core.rest.route`) and the client's requests
+  (:func:`a2a_core.rest.request_target` reads :attr:`OperationSpec.routes`);
+* the codecs (:func:`a2a_core.wire.decode_params`, ``encode_result``,
+  ``decode_result``: generic in the entry's request and result types, so the
+  client's calls are typed without casts);
+* the limits (the entry's :class:`Limits` key), the capability gate
+  (:func:`check_capability`), stream admission and retry safety.
+
+Adding an operation is one entry in :class:`Operation` below plus its
+handler in :mod:`a2a_core.operations`; a deployment can add one of its own with
+:meth:`a2a_core.server.Dispatcher.add_operation`.
+
+HTTP+JSON routes follow the proto's ``google.api.http`` paths, each also below a
+``/{tenant}`` prefix. A pattern segment is a literal, a path variable ``{field}``
+or a variable with a custom method (``{id}:cancel``); ``field`` is the member's
+name in the 1.0 JSON-RPC params. Path variables always come from the path; a
+``body`` route takes everything else from the JSON body; GET and DELETE routes
+from camelCase query parameters, typed by the route's ``query``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ._opspec import AnyOperation as AnyOperation
+from ._opspec import Capability as Capability
+from ._opspec import OperationSpec as OperationSpec
+from ._opspec import OperationTable as OperationTable
+from ._opspec import QueryKind as QueryKind
+from ._opspec import Route as Route
+from ._opspec import check_capability as check_capability
+from .auth import AuthorizeOperation
+from .models import (
+    AgentCard,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    SendMessageRequest,
+    SendResult,
+    StreamEvent,
+    SubscribeToTaskRequest,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
+    TaskStatusUpdateEvent,
+)
+from .wire import _codecs as codecs
+from .wire._decode import decode_stream_event, decode_task, decode_task_push_config
+from .wire._decode_requests import decode_list_push_configs_response, decode_list_tasks_response
+from .wire._limits import Limits as Limits
+
+__all__ = [
+    "OPERATIONS",
+    "AnyOperation",
+    "Capability",
+    "Limits",
+    "Operation",
+    "OperationSpec",
+    "OperationTable",
+    "QueryKind",
+    "Route",
+    "check_capability",
+]
+
+_S, _I, _B = QueryKind.STRING, QueryKind.INTEGER, QueryKind.BOOLEAN
+_PUSH = ("tasks", "{taskId}", "pushNotificationConfigs")
+_EVENTS = (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+
+
+class Operation:
+    """The A2A operations, named as in the 1.0 spec: each attribute is its entry, and
+    :data:`OPERATIONS` serves them all in this order."""
+
+    SEND_MESSAGE: Final[OperationSpec[SendMessageRequest, SendResult]] = OperationSpec(
+        name="SendMessage", name_0_3="message/send",
+        request=SendMessageRequest, results=(Task, Message),
+        decode_request=codecs.request_decoder(SendMessageRequest),
+        encode_result=codecs.encode_event, decode_result=codecs.decode_send_result,
+        limits=Limits.SEND, routes=(Route("POST", ("message:send",), body=True),),
+        authorize=AuthorizeOperation.GET, repeatable=True,
+    )
+    SEND_STREAMING_MESSAGE: Final[OperationSpec[SendMessageRequest, StreamEvent]] = (
+        OperationSpec(
+            name="SendStreamingMessage", name_0_3="message/stream",
+            request=SendMessageRequest, results=_EVENTS,
+            decode_request=codecs.request_decoder(SendMessageRequest),
+            encode_result=codecs.encode_event, decode_result=decode_stream_event,
+            limits=Limits.SEND, routes=(Route("POST", ("message:stream",), body=True),),
+            streams=True, needs=Capability.STREAMING,
+            authorize=AuthorizeOperation.GET, repeatable=True,
+        )
+    )
+    GET_EXTENDED_AGENT_CARD: Final[OperationSpec[GetExtendedAgentCardRequest, AgentCard]] = (
+        OperationSpec(
+            name="GetExtendedAgentCard", name_0_3="agent/getAuthenticatedExtendedCard",
+            request=GetExtendedAgentCardRequest, results=(AgentCard,),
+            decode_request=codecs.request_decoder(GetExtendedAgentCardRequest),
+            encode_result=codecs.encode_model, decode_result=codecs.decode_card_result,
+            limits=Limits.TENANT_ONLY, routes=(Route("GET", ("extendedAgentCard",)),),
+            needs=Capability.EXTENDED_AGENT_CARD, repeatable=True, params_optional=True,
+        )
+    )
+    LIST_TASKS: Final[OperationSpec[ListTasksRequest, ListTasksResponse]] = OperationSpec(
+        # tasks/list is not a 0.3 JSON-RPC method (REST/gRPC only there); accepted as an alias.
+        name="ListTasks", name_0_3="tasks/list",
+        request=ListTasksRequest, results=(ListTasksResponse,),
+        decode_request=codecs.request_decoder(ListTasksRequest),
+        encode_result=codecs.encode_model, decode_result=decode_list_tasks_response,
+        limits=Limits.LIST_TASKS,
+        routes=(Route("GET", ("tasks",), query={
+            "contextId": _S, "status": QueryKind.TASK_STATE, "pageSize": _I, "pageToken": _S,
+            "historyLength": _I, "statusTimestampAfter": _S, "includeArtifacts": _B}),),
+        authorize=AuthorizeOperation.LIST, repeatable=True,
+    )
+    CANCEL_TASK: Final[OperationSpec[CancelTaskRequest, Task]] = OperationSpec(
+        name="CancelTask", name_0_3="tasks/cancel",
+        request=CancelTaskRequest, results=(Task,),
+        decode_request=codecs.request_decoder(CancelTaskRequest),
+        encode_result=codecs.encode_model, decode_result=decode_task,
+        limits=Limits.TASK_ID, routes=(Route("POST", ("tasks", "{id}:cancel"), body=True),),
+        authorize=AuthorizeOperation.CANCEL, task_in_id=True,
+    )
+    SUBSCRIBE_TO_TASK: Final[OperationSpec[SubscribeToTaskRequest, StreamEvent]] = (
+        OperationSpec(
+            name="SubscribeToTask", name_0_3="tasks/resubscribe",
+            request=SubscribeToTaskRequest, results=_EVENTS,
+            decode_request=codecs.request_decoder(SubscribeToTaskRequest),
+            encode_result=codecs.encode_event, decode_result=decode_stream_event,
+            limits=Limits.TASK_ID,
+            # The spec's table says POST, the proto's annotation GET: both are served.
+            routes=(Route("POST", ("tasks", "{id}:subscribe"), body=True),
+                    Route("GET", ("tasks", "{id}:subscribe"))),
+            streams=True, needs=Capability.STREAMING,
+            authorize=AuthorizeOperation.RESUBSCRIBE, repeatable=True, task_in_id=True,
+        )
+    )
+    GET_TASK: Final[OperationSpec[GetTaskRequest, Task]] = OperationSpec(
+        name="GetTask", name_0_3="tasks/get",
+        request=GetTaskRequest, results=(Task,),
+        decode_request=codecs.request_decoder(GetTaskRequest),
+        encode_result=codecs.encode_model, decode_result=decode_task,
+        limits=Limits.TASK_ID,
+        # currentGeneration: the dev-1.1 long-poll (served only with the generation preview).
+        routes=(Route("GET", ("tasks", "{id}"),
+                      query={"historyLength": _I, "currentGeneration": _I}),),
+        authorize=AuthorizeOperation.GET, repeatable=True, task_in_id=True,
+    )
+    CREATE_TASK_PUSH_NOTIFICATION_CONFIG: Final[
+        OperationSpec[TaskPushNotificationConfig, TaskPushNotificationConfig]
+    ] = OperationSpec(
+        name="CreateTaskPushNotificationConfig", name_0_3="tasks/pushNotificationConfig/set",
+        request=TaskPushNotificationConfig, results=(TaskPushNotificationConfig,),
+        decode_request=codecs.request_decoder(TaskPushNotificationConfig),
+        encode_result=codecs.encode_model, decode_result=decode_task_push_config,
+        limits=Limits.PUSH_CONFIG, routes=(Route("POST", _PUSH, body=True),),
+        needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_SET,
+    )
+    LIST_TASK_PUSH_NOTIFICATION_CONFIGS: Final[
+        OperationSpec[ListTaskPushNotificationConfigsRequest,
+                      ListTaskPushNotificationConfigsResponse]
+    ] = OperationSpec(
+        name="ListTaskPushNotificationConfigs", name_0_3="tasks/pushNotificationConfig/list",
+        request=ListTaskPushNotificationConfigsRequest,
+        results=(ListTaskPushNotificationConfigsResponse,),
+        decode_request=codecs.request_decoder(ListTaskPushNotificationConfigsRequest),
+        encode_result=codecs.encode_push_configs,
+        decode_result=decode_list_push_configs_response,
+        limits=Limits.LIST_PUSH_CONFIGS,
+        routes=(Route("GET", _PUSH, query={"pageSize": _I, "pageToken": _S}),),
+        needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_LIST,
+        repeatable=True, task_in_id=True,
+    )
+    GET_TASK_PUSH_NOTIFICATION_CONFIG: Final[
+        OperationSpec[GetTaskPushNotificationConfigRequest, TaskPushNotificationConfig]
+    ] = OperationSpec(
+        name="GetTaskPushNotificationConfig", name_0_3="tasks/pushNotificationConfig/get",
+        request=GetTaskPushNotificationConfigRequest, results=(TaskPushNotificationConfig,),
+        decode_request=codecs.decode_get_push_request,
+        encode_result=codecs.encode_model, decode_result=decode_task_push_config,
+        limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("GET", (*_PUSH, "{id}")),),
+        needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_GET,
+        repeatable=True, task_in_id=True,
+    )
+    DELETE_TASK_PUSH_NOTIFICATION_CONFIG: Final[
+        OperationSpec[DeleteTaskPushNotificationConfigRequest, None]
+    ] = OperationSpec(
+        name="DeleteTaskPushNotificationConfig",
+        name_0_3="tasks/pushNotificationConfig/delete",
+        request=DeleteTaskPushNotificationConfigRequest, results=(type(None),),
+        decode_request=codecs.decode_delete_request,
+        encode_result=codecs.encode_null, decode_result=codecs.decode_empty,
+        limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("DELETE", (*_PUSH, "{id}")),),
+        needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_DELETE,
+        repeatable=True, task_in_id=True,
+    )
+
+
+#: Every entry of :class:`Operation`, in the order written there (HTTP+JSON matching
+#: order: custom-verb paths before ``tasks/{id}``).
+OPERATIONS: Final = OperationTable(
+    entry for entry in vars(Operation).values() if isinstance(entry, OperationSpec))
+
+
