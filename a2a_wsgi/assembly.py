@@ -27,8 +27,8 @@ from .auth.wsgi import (
     RequestGuard,
     as_policy,
     declared,
+    declared_extended_card,
     principal_owner,
-    protected_extended_card,
 )
 from .card_schema import check_served_card
 from .concurrency import default_agent_workers
@@ -70,6 +70,7 @@ def assemble(agent: Any, settings: AppSettings, *, multiprocess: bool,
     """The server for ``settings``; ``multiprocess``: other processes serve it too."""
     spec = choose_store(settings.store, multiprocess=multiprocess)
     policy = as_policy(settings.auth)
+    guard = None if policy is None else RequestGuard(policy)
     options = _runtime_options(settings, policy, wake_deliverer)
     overrides = settings.card.overrides
     runtime = Runtime(agent, store=open_store(spec), **options,
@@ -96,12 +97,11 @@ def assemble(agent: Any, settings: AppSettings, *, multiprocess: bool,
         max_json_depth=limits.max_json_depth,
         max_parts=limits.max_parts,
         last_modified=card.last_modified or datetime.now(timezone.utc),
+        challenge=guard.challenge if guard is not None else None,
     )
     signer = CardSigner(card.signing_keys) if card.signing_keys else None
     dispatcher.card.signer = signer  # the public variants and the extended card alike
     check_served_card(dispatcher.card, card.base_url)  # a card off the schema never serves
-    guard = None if policy is None else RequestGuard.for_dispatcher(
-        policy, dispatcher, extended_card=options["extended_card"] is not None)
     guessed = spec == "memory" and settings.store is None and not multiprocess
     return Assembly(runtime, dispatcher, runtime.agent_card(), deliverer, streams,
                     normalize_hosts(card.trusted_hosts), guessed, guard, signer)
@@ -125,7 +125,7 @@ def _runtime_options(settings: AppSettings, policy: Any,
                        push_planner=PushPlanner(default_version=push.default_version),
                        on_outbox=wake_deliverer)
     options.update(settings.runtime.options)  # the deployment's own win (a push_planner, say)
-    options["extended_card"] = protected_extended_card(options.get("extended_card"), policy)
+    options["extended_card"] = declared_extended_card(options.get("extended_card"), policy)
     options["max_workers"] = (options.get("max_workers") or settings.runtime.max_workers
                               or default_agent_workers())  # known once gevent patched
     return options
