@@ -90,6 +90,9 @@ class OperationSpec(Generic[Req, Res]):
     #: What ``authorize_task`` is asked about the task the call names (None: it names
     #: none). A message continuing a task is asked GET: the answer holds the task.
     authorize: AuthorizeOperation | None = None
+    #: Only an authenticated caller may call it, when the deployment has auth (an anonymous
+    #: one gets the deployment's challenge, before the operation runs).
+    authenticated: bool = False
     #: A repeat cannot harm: the client sends it once more when the server dropped it
     #: unanswered (a send only when its message names no task).
     repeatable: bool = False

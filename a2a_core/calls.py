@@ -2,24 +2,33 @@
 
 Both bindings (JSON-RPC, HTTP+JSON) read their own framing, then hand the
 operation and its params here: extensions are negotiated, the
-:class:`~a2a_core.service.CallContext` is built, the capability gates and the
-stream admission are applied, and :class:`~a2a_core.operations.Operations`
-runs. The bindings write the answer back in their own framing.
+:class:`~a2a_core.service.CallContext` is built, the capability gates, the
+caller gate and the stream admission are applied, and
+:class:`~a2a_core.operations.Operations` runs. The bindings write the answer
+back in their own framing.
+
+The caller gate is where an operation's need of the caller is decided, once
+for both bindings and every version: an operation of
+an operation whose table entry says ``authenticated`` (the extended card) called by an anonymous
+caller raises the deployment's :class:`Refused` challenge, when the deployment
+authenticates at all (``challenge``). Who the caller is was settled before, by
+the adapter; this only reads ``ctx.identity``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from .errors import InternalError
+from .errors import InternalError, RPCError
 from .extensions import (
     ActivatedExtensions,
     Extension,
     negotiate_extensions,
     parse_extensions_header,
 )
-from .http import HttpRequest
+from .http import HttpRequest, HttpResponse
 from .observe import UNOBSERVED, CallRecord
 from .operations import Operations, Outcome, Stream
 from .optable import AnyOperation, check_capability
@@ -28,11 +37,10 @@ from .streaming import closing
 from .tasks import merge_metadata, with_identity
 from .versioning import V0_3
 
-__all__ = ["Busy", "CallPipeline", "StreamAdmission"]
+__all__ = ["Busy", "CallPipeline", "Refused", "StreamAdmission"]
 
 #: What an app without extensions activates for every request (immutable, so shared).
 _NONE_ACTIVE = ActivatedExtensions()
-
 
 class StreamAdmission(Protocol):
     """Decides whether one more stream may open (the adapter knows its capacity)."""
@@ -64,8 +72,41 @@ class Busy(Exception):
         return [("Retry-After", str(self.retry_after))]
 
 
+class Refused(Exception):
+    """The caller is turned away: 401 (not authenticated) or 403 (authenticated, not allowed).
+
+    ``error`` is the protocol error each binding writes in its own shape (a JSON-RPC
+    error object, a ``google.rpc.Status``), answered with HTTP ``status`` and
+    ``headers`` (the ``WWW-Authenticate`` challenges, ``Cache-Control``). The
+    caller gate raises it; an adapter that refuses a caller before reading the
+    body hands it to :meth:`~a2a_core.server.Dispatcher.refuse`.
+    """
+
+    def __init__(self, error: RPCError, *, status: int,
+                 headers: Sequence[tuple[str, str]] = ()) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.status = status
+        self.headers = tuple(headers)
+
+    def __repr__(self) -> str:
+        return f"Refused({self.error!r}, status={self.status})"
+
+    def response(self) -> HttpResponse:
+        """The answer on a path no binding serves: ``{"error": {"code", "message"}}``."""
+        body = json.dumps({"error": {"code": self.status, "message": self.error.message}})
+        return HttpResponse(self.status, [("Content-Type", "application/json"), *self.headers],
+                            body.encode())
+
+
 class CallPipeline:
-    """Negotiation, context, gates and admission, shared by the bindings."""
+    """Negotiation, context, gates and admission, shared by the bindings.
+
+    :param challenge: the refusal of an anonymous caller of an
+        ``authenticated`` operation (the deployment's 401 and its
+        challenges); None: the server authenticates nobody itself, so every
+        caller may call every operation the card declares.
+    """
 
     def __init__(
         self,
@@ -76,6 +117,7 @@ class CallPipeline:
         metadata: Mapping[str, Any] | None,
         extensions: Sequence[Extension],
         stream_admission: StreamAdmission | None,
+        challenge: Callable[[], Refused] | None = None,
     ) -> None:
         self.service = service
         self.operations = operations
@@ -83,6 +125,7 @@ class CallPipeline:
         self.metadata = dict(metadata or {})
         self.extensions = tuple(extensions)
         self.stream_admission = stream_admission
+        self.challenge = challenge
 
     def activate(
         self, request: HttpRequest, params: Mapping[str, Any], version: str
@@ -143,7 +186,8 @@ class CallPipeline:
         activated: ActivatedExtensions,
         record: CallRecord = UNOBSERVED,
     ) -> Outcome:
-        """Capability gates, stream admission (:class:`Busy`), then the operation.
+        """Capability gates, the caller gate (:class:`Refused`), stream admission
+        (:class:`Busy`), then the operation.
 
         ``record`` notes what it answers (the task made, the events streamed).
         """
@@ -157,6 +201,9 @@ class CallPipeline:
         activated: ActivatedExtensions,
     ) -> Outcome:
         check_capability(operation, self.service.agent_card().capabilities, ctx.version)
+        if self.challenge is not None and ctx.identity is None \
+                and operation.authenticated:
+            raise self.challenge()
         admission = self.stream_admission
         if not operation.streams or admission is None:
             return self.operations.run(operation, params, ctx, activated)

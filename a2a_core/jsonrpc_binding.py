@@ -11,7 +11,8 @@ Order of checks, and why:
 
 Every error, the streaming methods' included when nothing was streamed yet,
 is a JSON-RPC error response (``application/json``, HTTP 200; 503 with
-``Retry-After`` when no stream place is free).
+``Retry-After`` when no stream place is free; a refused caller's
+:class:`~a2a_core.calls.Refused` with its own 401/403 and challenges).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import wire
-from .calls import Busy, CallPipeline
+from .calls import Busy, CallPipeline, Refused
 from .errors import InternalError, InvalidRequestError, RPCError, VersionNotSupportedError
 from .extensions import ActivatedExtensions
 from .http import HttpRequest, HttpResponse
@@ -76,6 +77,9 @@ class JsonRpcBinding:
             record.failed(busy.error())
             answer = self._error(request_id, busy.error(), version, activated)
             return HttpResponse(503, [*answer.headers, *busy.headers()], answer.body)
+        except Refused as refused:
+            record.failed(refused.error)
+            return self._refused(request_id, refused, version)
         except RPCError as err:
             record.failed(err)
             # A parse error knows the id when it could read one; later errors use rpc.id.
@@ -92,6 +96,16 @@ class JsonRpcBinding:
             return HttpResponse(200, SSE_HEADERS + headers, body)
         payload = encode_response(request_id, outcome.value)
         return HttpResponse(200, [("Content-Type", _JSON), *headers], payload)
+
+    def refuse(self, request: HttpRequest, refused: Refused) -> HttpResponse:
+        """``refused`` for a caller turned away before its body was read (id null)."""
+        version, _ = self._negotiate_version(request)
+        return self._refused(None, refused, version)
+
+    def _refused(self, request_id: Any, refused: Refused, version: str) -> HttpResponse:
+        """The refusal's error in ``version``'s dialect, with its status and challenges."""
+        answer = self._error(request_id, refused.error, version, None)
+        return HttpResponse(refused.status, [*answer.headers, *refused.headers], answer.body)
 
     def _negotiate_version(self, request: HttpRequest) -> tuple[str, RPCError | None]:
         """The version to answer in, and the error to raise once the id is known.

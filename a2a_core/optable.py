@@ -117,7 +117,8 @@ class Operation:
             decode_request=codecs.request_decoder(GetExtendedAgentCardRequest),
             encode_result=codecs.encode_model, decode_result=codecs.decode_card_result,
             limits=Limits.TENANT_ONLY, routes=(Route("GET", ("extendedAgentCard",)),),
-            needs=Capability.EXTENDED_AGENT_CARD, repeatable=True, params_optional=True,
+            needs=Capability.EXTENDED_AGENT_CARD, authenticated=True, repeatable=True,
+            params_optional=True,
         )
     )
     LIST_TASKS: Final[OperationSpec[ListTasksRequest, ListTasksResponse]] = OperationSpec(

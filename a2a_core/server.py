@@ -14,6 +14,11 @@ form encodings) is refused with 415, so a web page cannot drive an agent on
 localhost; anything else, or none, is read as JSON, as lenient clients and
 the official SDK expect.
 
+An adapter that authenticates before reading the body hands its refusal to
+:meth:`Dispatcher.refuse`, which answers it in the shape of the binding the
+path belongs to; what an operation needs of the caller (the extended card: an
+authenticated one) is the call pipeline's caller gate, after the one parse.
+
 Errors found before a stream starts are plain error responses, the streaming
 methods included (a client can only type an error it gets as a JSON-RPC
 response); once a stream has begun, an error is its last SSE event.
@@ -28,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from .calls import CallPipeline, StreamAdmission
+from .calls import CallPipeline, Refused, StreamAdmission
 from .card_endpoint import CardEndpoint
 from .extensions import Extension
 from .http import HttpRequest, HttpResponse, is_simple_request_type
@@ -65,7 +70,11 @@ def _path(value: str | None | bool) -> str | None:
 
 
 class Dispatcher:
-    """Answers card requests, JSON-RPC calls and HTTP+JSON calls for an :class:`A2AService`."""
+    """Answers card requests, JSON-RPC calls and HTTP+JSON calls for an :class:`A2AService`.
+
+    ``challenge`` is the caller gate's refusal of an anonymous caller (see
+    :class:`~a2a_core.calls.CallPipeline`; None: the server authenticates nobody).
+    """
 
     def __init__(
         self,
@@ -85,6 +94,7 @@ class Dispatcher:
         max_parts: int = DEFAULT_MAX_PARTS,
         stream_admission: StreamAdmission | None = None,
         card_signer: CardSigner | None = None,
+        challenge: Callable[[], Refused] | None = None,
     ) -> None:
         self.service = service
         self.base_url = base_url
@@ -122,6 +132,7 @@ class Dispatcher:
             metadata=metadata,
             extensions=self.extensions,
             stream_admission=stream_admission,
+            challenge=challenge,
         )
         self.jsonrpc = JsonRpcBinding(
             self.calls, versions=self.versions, max_json_depth=max_json_depth
@@ -160,12 +171,31 @@ class Dispatcher:
                 return self.jsonrpc.answer(request, base_url=base_url, metadata=metadata,
                                            identity=identity)
             return _plain(405, "Method Not Allowed", [("Allow", "POST")])
-        rest_path = self.rest_path
-        if rest_path is not None and (path == rest_path or path.startswith(rest_path + "/")):
-            sub_path = path[len(rest_path):] or "/"
+        sub_path = self._rest_sub_path(path)
+        if sub_path is not None:
             return self.rest.answer(request, sub_path, base_url=base_url, metadata=metadata,
                                     identity=identity)
         return _plain(404, "Not Found")
+
+    def refuse(self, request: HttpRequest, refused: Refused) -> HttpResponse:
+        """``refused`` in the shape of the binding ``request.path`` belongs to.
+
+        For a caller turned away before its body is read (so a JSON-RPC id is
+        null); ``request`` needs only its path, headers and query.
+        """
+        path = request.path.strip("/")
+        if path == self.rpc_path:
+            return self.jsonrpc.refuse(request, refused)
+        if self._rest_sub_path(path) is not None:
+            return self.rest.refuse(refused)
+        return refused.response()
+
+    def _rest_sub_path(self, path: str) -> str | None:
+        """The path below the HTTP+JSON prefix (``path`` without its slashes), or None."""
+        rest_path = self.rest_path
+        if rest_path is None or not (path == rest_path or path.startswith(rest_path + "/")):
+            return None
+        return path[len(rest_path):] or "/"
 
     # -- agent card --------------------------------------------------------------------
 

@@ -60,6 +60,8 @@ __all__ = ["A2AApp", "DEFAULT_CARD_PATH"]
 log = logging.getLogger("a2a_wsgi.app")
 
 DEFAULT_CARD_PATH = DEFAULT_AGENT_CARD_PATH
+#: Public beside the card (no credentials asked): the keys a client verifies cards with.
+_JWKS = JWKS_PATH.strip("/")
 
 
 class A2AApp:
@@ -225,12 +227,14 @@ class A2AApp:
         method = environ.get("REQUEST_METHOD", "GET").upper()
         path = environ.get("PATH_INFO") or "/"
         identity = get_identity(environ)
-        guard = assembly.guard
-        if guard is not None:
-            identity, refusal = guard.admit(environ, path, identity)
-            if refusal is not None:
-                return respond(refusal, method, start_response)
         is_card = path.strip("/") == assembly.dispatcher.card_path
+        guard = assembly.guard
+        if guard is not None and not (is_card or path.strip("/") == _JWKS):  # public
+            identity, refused = guard.admit(environ, identity)
+            if refused is not None:  # answered in the shape of the path's binding
+                bare = HttpRequest(method=method, path=path, headers=request_headers(environ),
+                                   query=card_query(environ))
+                return respond(assembly.dispatcher.refuse(bare, refused), method, start_response)
         try:
             base_url: str | None = self._base_url(environ, assembly.trusted_hosts)
         except UntrustedHostError as exc:
@@ -239,26 +243,21 @@ class A2AApp:
             base_url = None  # only the card and the extended card need it
         request = _request(environ, method, path, is_card, self.max_body_bytes,
                            call_record(environ, CARD if is_card else None))
-        refusal = guard.screen(request, identity, environ) if guard is not None else None
-        if refusal is not None:
-            return respond(refusal, method, start_response)
         response = assembly.dispatcher.handle(request, base_url=base_url,
                                               metadata=get_metadata(environ),
                                               identity=identity)
         if is_card and base_url is not None and response.status in (200, 304):
-            self._keep_card(environ, assembly, request, base_url, path)
+            self._keep_card(environ, assembly, request, base_url)
         body = respond(response, method, start_response)
         if isinstance(response.body, bytes):
             return body
         return self._stalled.watch(iter(body), environ)  # a stream: cut if its client stops
 
     def _keep_card(self, environ: Mapping[str, Any], assembly: Assembly, request: HttpRequest,
-                   base_url: str, path: str) -> None:
+                   base_url: str) -> None:
         """Keep the card answer just given, when the next one like it may skip the long way."""
         key = CardHits.key(environ, self.base_url)
-        guard = assembly.guard
-        if (key is None or self.settings.inspector
-                or (guard is not None and not guard.is_public(path))):
+        if key is None or self.settings.inspector:
             return
         if self._card_hits is None:
             self._card_hits = CardHits(assembly.dispatcher.card)

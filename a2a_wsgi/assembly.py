@@ -29,8 +29,8 @@ from .auth.wsgi import (
     RequestGuard,
     as_policy,
     declared,
+    declared_extended_card,
     principal_owner,
-    protected_extended_card,
 )
 from .card_schema import check_served_card
 from .process import ServerInfo
@@ -72,7 +72,7 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
     spec = choose_store(settings.store, multiprocess=server.multiprocess)
     policy = as_policy(settings.auth)
     card, protocol, limits = settings.card, settings.protocol, settings.limits
-    extended_card = protected_extended_card(card.extended_card, policy)
+    guard = None if policy is None else RequestGuard(policy)
     runtime = Runtime(
         agent,
         dataclasses.replace(settings.runtime,
@@ -81,7 +81,7 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
         streams=settings.streams,
         push=settings.push,
         on_outbox=wake_deliverer if settings.push is not None else None,
-        extended_card=extended_card,
+        extended_card=declared_extended_card(card.extended_card, policy),
         card_overrides=lambda agent_card: _served_card(agent_card, card.overrides, policy),
         generations=protocol.preview_generations,
     )
@@ -105,10 +105,9 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
         max_parts=limits.max_parts,
         last_modified=card.last_modified or datetime.now(timezone.utc),
         card_signer=signer,  # the public variants and the extended card alike
+        challenge=guard.challenge if guard is not None else None,
     )
     check_served_card(dispatcher.card, settings.base_url)  # a card off the schema never serves
-    guard = None if policy is None else RequestGuard.for_dispatcher(
-        policy, dispatcher, extended_card=extended_card is not None)
     guessed = spec == "memory" and settings.store is None and not server.multiprocess
     return Assembly(runtime, dispatcher, runtime.agent_card(), deliverer, streams,
                     normalize_hosts(card.trusted_hosts), guessed, guard, signer)

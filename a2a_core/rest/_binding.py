@@ -5,7 +5,9 @@ binding speaks (so a plain ``curl`` works); one naming another is refused.
 Errors are ``google.rpc.Status`` bodies with the error table's HTTP status
 (503 with ``Retry-After`` when no stream place is free). Bodies are labelled
 ``application/json`` unless ``Accept`` names ``application/a2a+json``
-(:func:`~a2a_core.rest._status.answer_media_type`).
+(:func:`~a2a_core.rest._status.answer_media_type`); a refused caller's
+:class:`~a2a_core.calls.Refused` is always ``application/a2a+json``, with its
+401/403 (``UNAUTHENTICATED``, ``PERMISSION_DENIED``) and its challenges.
 """
 
 from __future__ import annotations
@@ -14,16 +16,17 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from ..calls import Busy, CallPipeline
+from ..calls import Busy, CallPipeline, Refused
 from ..errors import InternalError, RPCError
 from ..extensions import ActivatedExtensions
 from ..http import HttpRequest, HttpResponse
 from ..observe import HTTP_JSON, observed
 from ..operations import Stream
+from ..streaming import dumps
 from ..versioning import V1_0, negotiate_version
 from ._responses import json_response, sse_response
 from ._routes import RestError, route
-from ._status import answer_media_type, error_response
+from ._status import A2A_JSON, answer_media_type, encode_status, error_response
 
 __all__ = ["RestBinding", "REST_VERSIONS"]
 
@@ -79,6 +82,9 @@ class RestBinding:
             record.failed(busy.error())
             headers = [*self.calls.response_headers(V1_0, activated), *busy.headers()]
             return error_response(busy.error(), status=503, headers=headers, media_type=media)
+        except Refused as refused:
+            record.failed(refused.error)
+            return self.refuse(refused)
         except RPCError as err:
             record.failed(err)
             return error_response(err, headers=self.calls.response_headers(V1_0, activated),
@@ -92,6 +98,15 @@ class RestBinding:
         if isinstance(outcome, Stream):
             return sse_response(outcome.items, headers)
         return json_response(outcome.value, headers, media_type=media)
+
+    @staticmethod
+    def refuse(refused: Refused) -> HttpResponse:
+        """``refused`` as a ``google.rpc.Status`` (before the body is read, or by the gate)."""
+        status = encode_status(refused.error, status=refused.status)
+        status["error"]["status"] = "PERMISSION_DENIED" if refused.status == 403 \
+            else "UNAUTHENTICATED"
+        headers = [("Content-Type", A2A_JSON), ("A2A-Version", V1_0), *refused.headers]
+        return HttpResponse(refused.status, headers, dumps(status).encode())
 
     @staticmethod
     def _version(request: HttpRequest) -> str:

@@ -22,10 +22,10 @@ status.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import ClassVar
 
+from a2a_core.calls import Refused
 from a2a_core.errors import A2AError, RPCError
 from a2a_core.http import HttpResponse
 
@@ -87,12 +87,14 @@ class AuthError(A2AError):
             return UnauthorizedError(self.reason)
         return UnauthenticatedError(self.reason)
 
+    def refused(self) -> Refused:
+        """This refusal as the core carries it: each binding writes it in its own shape."""
+        return Refused(self.rpc_error(), status=self.http_status,
+                       headers=[("Cache-Control", "no-store"), *self.headers()])
+
     def response(self) -> HttpResponse:
-        """A small JSON answer: sent before the body is read, so no JSON-RPC id is known."""
-        body = json.dumps({"error": {"code": self.http_status, "message": self.reason}}).encode()
-        headers = [("Content-Type", "application/json"), ("Cache-Control", "no-store"),
-                   *self.headers()]
-        return HttpResponse(self.http_status, headers, body)
+        """A small JSON answer, bound to no binding: ``{"error": {"code", "message"}}``."""
+        return self.refused().response()
 
 
 class AuthenticationRequiredError(AuthError):

@@ -12,57 +12,46 @@ or any task is looked up:
   cookies; its :class:`~a2a_core.auth.Principal` becomes the call's identity
   (``authorize_task``, the store's owner scoping, the agent's context);
 * a refusal is HTTP 401 with one ``WWW-Authenticate`` challenge per declared
-  scheme (403 when a scheme knows the caller but refuses it), in the body the
-  caller's binding reads: a JSON-RPC error response (-31401 or -31403, see
-  :mod:`.errors`, in the dialect of its ``A2A-Version``, id null since the
-  body is not read yet) or an HTTP+JSON ``google.rpc.Status``.
+  scheme (403 when a scheme knows the caller but refuses it): an
+  :class:`~a2a_core.calls.Refused` the dispatcher writes in the body the
+  caller's binding reads (a JSON-RPC error response, -31401 or -31403, see
+  :mod:`.errors`, id null since the body is not read yet; or an HTTP+JSON
+  ``google.rpc.Status``).
 
 A policy that admits anonymous callers (``required=False``) still refuses
-them the extended card: for that one method the JSON-RPC body is parsed here,
-for anonymous callers only, to learn which method they call (that refusal
-echoes the request's id).
+them the extended card: not here, but in the core's caller gate, after the
+dispatcher's one parse (so that refusal echoes the request's id), with the
+policy's challenge (:meth:`RequestGuard.challenge`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
+from typing import Any
 
-from a2a_core import rest, wire
 from a2a_core.auth import Principal
-from a2a_core.errors import RPCError, VersionNotSupportedError
-from a2a_core.http import HttpRequest, HttpResponse
-from a2a_core.jsonrpc import encode_error_response, parse_request
+from a2a_core.calls import Refused
 from a2a_core.models import AgentCard
-from a2a_core.optable import OPERATIONS, Operation
 from a2a_core.service import CallContext
-from a2a_core.signing import JWKS_PATH, CardSigner
-from a2a_core.streaming import dumps
-from a2a_core.versioning import V1_0, negotiate_version
+from a2a_core.signing import CardSigner
 
 from .base import Authenticator, AuthPolicy, AuthRequest
-from .errors import AuthError, UnauthenticatedError
-
-if TYPE_CHECKING:
-    from a2a_core.server import Dispatcher
+from .errors import AuthError
 
 __all__ = [
     "AuthOption",
     "RequestGuard",
     "as_policy",
     "declared",
+    "declared_extended_card",
     "principal_owner",
-    "protected_extended_card",
     "served_jwks",
 ]
 
 #: What ``A2AApp(auth=...)`` takes: a policy, one authenticator, or several (tried in order).
 AuthOption = AuthPolicy | Authenticator | Sequence[Authenticator] | None
 ExtendedCard = Callable[[CallContext], AgentCard]
-_JSON = "application/json"
-_NO_STORE = ("Cache-Control", "no-store")
 
 
 def as_policy(auth: AuthOption) -> AuthPolicy | None:
@@ -97,19 +86,16 @@ def declared(card: AgentCard, policy: AuthPolicy | None) -> AgentCard:
     return card if policy is None else policy.declare(card)
 
 
-def protected_extended_card(build: ExtendedCard | None,
-                            policy: AuthPolicy | None) -> ExtendedCard | None:
-    """The extended card callback, refusing anonymous callers and declaring the schemes.
+def declared_extended_card(build: ExtendedCard | None,
+                           policy: AuthPolicy | None) -> ExtendedCard | None:
+    """The extended card callback, its card declaring the policy's schemes.
 
-    :class:`RequestGuard` refuses an anonymous call before it gets here; this
-    keeps the card closed whatever path a call took.
+    Anonymous callers never get here: the core's caller gate refuses them first.
     """
     if build is None or policy is None:
         return build
 
     def extended_card(ctx: CallContext) -> AgentCard:
-        if ctx.identity is None:
-            raise UnauthenticatedError("The extended agent card requires authentication")
         card = policy.declare(build(ctx))
         caps = dataclasses.replace(card.capabilities, extended_agent_card=True)
         return dataclasses.replace(card, capabilities=caps)
@@ -134,117 +120,34 @@ def check_distinct_kids(card_signer: CardSigner | None, other_kids: Sequence[str
 
 
 class RequestGuard:
-    """Authenticates each request of one app; answers the refusals in the binding's shape."""
+    """Turns each request's credentials into the caller's identity, or the refusal to send.
 
-    def __init__(self, policy: AuthPolicy, *, card_path: str | None, rpc_path: str,
-                 rest_path: str | None, versions: Sequence[str], max_json_depth: int,
-                 extended_card: bool) -> None:
+    It only authenticates: which paths skip it (the card, the JWKS) is the app's
+    routing, what an operation needs of the identity is the core's caller gate
+    (operations marked ``authenticated`` in :mod:`a2a_core.optable`, fed :meth:`challenge`),
+    and each binding writes a refusal in its own shape
+    (:meth:`~a2a_core.server.Dispatcher.refuse`).
+    """
+
+    def __init__(self, policy: AuthPolicy) -> None:
         self.policy = policy
-        self.card_path = card_path
-        self.rpc_path = rpc_path
-        self.rest_path = rest_path
-        self.versions = tuple(versions)
-        self.max_json_depth = max_json_depth
-        #: Whether the app serves an extended card (which anonymous callers never get).
-        self.extended_card = extended_card
 
     def __repr__(self) -> str:
         return f"RequestGuard({self.policy!r})"
 
-    @classmethod
-    def for_dispatcher(cls, policy: AuthPolicy, dispatcher: Dispatcher, *,
-                       extended_card: bool) -> RequestGuard:
-        return cls(policy, card_path=dispatcher.card_path, rpc_path=dispatcher.rpc_path,
-                   rest_path=dispatcher.rest_path, versions=dispatcher.versions,
-                   max_json_depth=dispatcher.max_json_depth, extended_card=extended_card)
-
-    # -- before the body ------------------------------------------------------------------
-
-    def is_public(self, path: str) -> bool:
-        """The card and the JWKS: what a client reads before it can authenticate."""
-        stripped = path.strip("/")
-        return stripped == self.card_path or stripped == JWKS_PATH.strip("/")
-
-    def admit(self, environ: Mapping[str, Any], path: str,
-              identity: Any) -> tuple[Any, HttpResponse | None]:
+    def admit(self, environ: Mapping[str, Any], identity: Any) -> tuple[Any, Refused | None]:
         """The caller's identity (None: anonymous, when allowed), or the refusal to send.
 
         ``identity`` is what a middleware recorded with ``put_identity``; it wins.
+        Read before the body: only headers, query, cookies and the peer.
         """
-        if identity is not None or self.is_public(path):
+        if identity is not None:
             return identity, None
         try:
             return self.policy.authenticate(AuthRequest.from_environ(environ)), None
         except AuthError as refused:
-            return None, self.refusal(refused, path, environ)
+            return None, refused.refused()
 
-    # -- after the body, for anonymous callers ----------------------------------------------
-
-    def screen(self, request: HttpRequest, identity: Any,
-               environ: Mapping[str, Any]) -> HttpResponse | None:
-        """401 for an anonymous call of the extended card; None for anything else."""
-        if identity is not None or self.policy.required or not self.extended_card:
-            return None
-        calls_card, request_id = self._calls_extended_card(request)
-        if not calls_card:
-            return None
-        return self.refusal(self.policy.required_error(), request.path, environ, request_id)
-
-    def _calls_extended_card(self, request: HttpRequest) -> tuple[bool, Any]:
-        """Whether ``request`` is GetExtendedAgentCard (either binding), and its JSON-RPC id."""
-        path = request.path.strip("/")
-        if path == self.rpc_path:
-            if request.method != "POST" or request.body_too_large:
-                return False, None
-            try:  # the dispatcher's own parser, so no spelling reads differently here
-                rpc = parse_request(request.body, max_depth=self.max_json_depth,
-                                    allow_notifications=True)
-            except RPCError:
-                return False, None
-            return OPERATIONS.named(rpc.method) is Operation.GET_EXTENDED_AGENT_CARD, rpc.id
-        sub_path = self._rest_sub_path(path)
-        if sub_path is None:
-            return False, None
-        routed = rest.route(request.method, sub_path, request.query, b"")
-        return isinstance(routed, rest.RestCall) and \
-            routed.operation is Operation.GET_EXTENDED_AGENT_CARD, None
-
-    # -- refusals -----------------------------------------------------------------------
-
-    def refusal(self, error: AuthError, path: str, environ: Mapping[str, Any],
-                request_id: Any = None) -> HttpResponse:
-        """``error`` as the answer of the binding ``path`` belongs to."""
-        stripped = path.strip("/")
-        headers = [_NO_STORE, *error.headers()]
-        if stripped == self.rpc_path:
-            version = self._rpc_version(environ)
-            body = encode_error_response(request_id,
-                                         wire.encode_error(error.rpc_error(), version))
-            return HttpResponse(error.http_status,
-                                [("Content-Type", _JSON), ("A2A-Version", version), *headers],
-                                body)
-        if self._rest_sub_path(stripped) is not None:
-            rpc_error = error.rpc_error()
-            status = rest.encode_status(rpc_error, status=error.http_status)
-            status["error"]["status"] = rpc_error.grpc_status
-            return HttpResponse(error.http_status, [("Content-Type", rest.A2A_JSON),
-                                                    ("A2A-Version", V1_0), *headers],
-                                dumps(status).encode())
-        return error.response()
-
-    def _rest_sub_path(self, stripped: str) -> str | None:
-        """The path below the HTTP+JSON interface (as the dispatcher routes it), or None."""
-        base = self.rest_path
-        if base is None or not (stripped == base or stripped.startswith(base + "/")):
-            return None
-        return stripped[len(base):] or "/"
-
-    def _rpc_version(self, environ: Mapping[str, Any]) -> str:
-        """The dialect of the caller's A2A-Version (header, else query); 1.0 when refused."""
-        header = environ.get("HTTP_A2A_VERSION")
-        query = dict(parse_qsl(str(environ.get("QUERY_STRING") or ""))).get("A2A-Version")
-        try:
-            return negotiate_version(header if isinstance(header, str) else None, self.versions,
-                                     query=query)
-        except VersionNotSupportedError:
-            return V1_0
+    def challenge(self) -> Refused:
+        """The 401 of an anonymous caller where an operation needs an authenticated one."""
+        return self.policy.required_error().refused()

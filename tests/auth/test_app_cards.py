@@ -154,6 +154,20 @@ def test_a_policy_requiring_credentials_refuses_the_extended_card_before_the_bod
                 assert response.json()["id"] is None
 
 
+def test_anonymous_callers_learn_there_is_no_extended_card_as_others_do() -> None:
+    """Without an extended card the capability gate answers first: no challenge."""
+    app = A2AApp(WhoAgent(), auth=AuthPolicy([BearerAuthenticator(TOKENS.get)], required=False))
+    with served(app) as handle:
+        for token in (None, "tok-bob"):
+            for binding in BINDINGS:
+                response = _as(handle.url, binding, token).extended_card()
+                assert response.status_code == (400 if binding == "rest" else 200)
+                assert "WWW-Authenticate" not in response.headers
+                code = response.json()["error"]["code"]
+                assert code == {"jsonrpc-0.3": -32007, "jsonrpc-1.0": -32004, "rest": 400}[
+                    binding], (binding, response.text)
+
+
 def test_without_auth_the_extended_card_is_left_to_the_deployment() -> None:
     """No auth=: the app cannot tell who calls, so it serves the card as before."""
     app = A2AApp(
