@@ -28,6 +28,7 @@ from a2a_core.service import CallContext
 from a2a_core.wire._codecs import encode_model, request_decoder
 from a2a_core.wire._decode import decode_task
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi.settings import ProtocolSettings
 
 #: The one entry: names in both dialects, its route, types and codecs, limits, authorization.
 PEEK_TASK: OperationSpec[GetTaskRequest, Task] = OperationSpec(
@@ -58,7 +59,7 @@ def _hidden(operation: AuthorizeOperation, task: Task) -> bool:
 
 
 def _app() -> A2AApp:
-    app = A2AApp(Echo(), authorize_task=_hidden)
+    app = A2AApp(Echo(), protocol=ProtocolSettings(authorize_task=_hidden))
     operations = app.dispatcher.operations
 
     def peek(params: Params, ctx: CallContext, activated: ActivatedExtensions) -> Outcome:
