@@ -100,18 +100,21 @@ def hangup_fd(client_gone: Callable[[], bool] | None) -> int | None:
 
 
 class HangupWatch:
-    """Calls ``callback`` once, when a connection turns readable; :meth:`cancel` stops it.
+    """Calls ``callback`` once, when a connection turns readable, while started.
 
     ``fired`` says it did. Readable is not gone: the caller peeks
     (:func:`client_gone_probe`); a pipelined request keeps it readable, so such
     a connection cannot be watched again and is peeked at on a timer instead.
+    :meth:`stop` and :meth:`start` pause and resume it (a stream is watched
+    while it sleeps); :meth:`cancel` ends it.
     """
 
-    __slots__ = ("fd", "fired", "_callback", "_io")
+    __slots__ = ("fd", "fired", "_callback", "_io", "_readable_cb")
 
     def __init__(self, fd: int, callback: Callable[[], object]) -> None:
         self.fd, self.fired, self._callback = fd, False, callback
         self._io: Any = None
+        self._readable_cb: Callable[[], None] | None = None
 
     def _readable(self) -> None:
         self.fired = True
@@ -120,10 +123,27 @@ class HangupWatch:
         except Exception:
             log.exception("hang-up callback raised")
 
+    def start(self) -> None:
+        if self.fired:
+            return
+        try:
+            if self._io is not None:
+                self._io.start(self._readable_cb)
+            else:
+                _selector().add(self)
+        except (OSError, ValueError, KeyError):
+            self.fired = True  # cannot be watched now: the caller peeks
+
+    def stop(self) -> None:
+        if self._io is not None:
+            self._io.stop()
+        else:
+            _selector().remove(self)
+
     def cancel(self) -> None:
         if self._io is not None:
             self._io.close()
-            self._io = None
+            self._io = self._readable_cb = None
         else:
             _selector().remove(self)
 
@@ -155,8 +175,8 @@ def _gevent_start(watch: HangupWatch) -> None:
         io.stop()  # once: a pipelined request would keep it readable
         gevent.spawn(watch._readable)
 
+    watch._io, watch._readable_cb = io, readable
     io.start(readable)
-    watch._io = io
 
 
 class _Selector:

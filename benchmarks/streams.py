@@ -101,7 +101,13 @@ def build(name: str) -> Server:
     if name == "sdk":
         return Server(name, uvicorn_argv(port, 1), {}, port)
     worker_class = name.split("-", 1)[1]
-    return Server(name, gunicorn_argv(OURS, port, 1, worker_class), {}, port)
+    # With A2A_SOAK_TRACEMALLOC=DIR set, the worker writes tracemalloc snapshots there
+    # (benchmarks/memtrace/sitecustomize.py; compare them with benchmarks/memdiff.py).
+    env = ({"PYTHONPATH": f"{HERE / 'memtrace'}{os.pathsep}{ROOT}"}
+           if os.environ.get("A2A_SOAK_TRACEMALLOC") else {})
+    if os.environ.get("BENCH_GCDBG"):
+        env = {"PYTHONPATH": f"{os.environ['BENCH_GCDBG']}{os.pathsep}{ROOT}"}
+    return Server(name, gunicorn_argv(OURS, port, 1, worker_class), env, port)
 
 
 def settings_of(name: str) -> str:

@@ -24,9 +24,11 @@ run is still active every :data:`STOP_POLL` seconds.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from a2a_core.errors import InternalError, TaskNotFoundError, UnsupportedOperationError
@@ -39,12 +41,16 @@ from ..stores.base import Events
 from ._defaults import Scope, log
 from ._runs import Run
 
-__all__ = ["STOP_POLL", "Subscriptions", "TaskWatches", "parse_seq"]
+__all__ = ["STOP_POLL", "Sleeper", "Subscriptions", "TaskWatches", "parse_seq"]
 
 #: Longest a resent message's stream waits before it looks whether its run is still
 #: active, and the slice a task's waiter waits on the store for (it then looks whether
 #: anyone still follows the task).
 STOP_POLL = 1.0
+#: Streams a task's waiter wakes before it lets others run: under gevent, 10,000 streams
+#: woken at once would each write before the next request is read (greenlets run in
+#: the order they were woken), so a GetTask would wait for the whole fan-out.
+WAKE_BATCH = 50
 #: Seconds between peeks at a client's socket that cannot be watched (no descriptor,
 #: or a pipelined request keeps it readable) while its stream waits.
 HANGUP_POLL = 1.0
@@ -88,31 +94,56 @@ def _settled(stored: StoredTask) -> bool:
 class _Watch:
     """One followed task: the newest event its waiter has seen, the batch it read last
     (``recent``: the events after ``recent[0]`` up to ``recent[1]``), how many times it
-    woke its streams (``turn``), and the events of the streams asleep until it does."""
+    woke its streams (``turn``), the streams asleep until it does (by sleep number)
+    and their deadlines (a heap of (monotonic time, sleep number))."""
 
-    __slots__ = ("task_id", "seq", "turn", "recent", "sleepers", "followers", "ended")
+    __slots__ = ("task_id", "seq", "turn", "recent", "asleep", "deadlines", "followers",
+                 "ended")
 
     def __init__(self, task_id: str, seq: int) -> None:
         self.task_id, self.seq, self.turn = task_id, seq, 0
         self.recent: tuple[int, int, Events] | None = None
-        self.sleepers: set[threading.Event] = set()
+        self.asleep: dict[int, threading.Event] = {}
+        self.deadlines: list[tuple[float, int]] = []
         self.followers = 0
         self.ended = False
+
+
+class Sleeper:
+    """What one stream sleeps with, made once per stream: an event to be woken by,
+    and the watch on its client's socket (None: cannot be watched)."""
+
+    __slots__ = ("woken", "hangup")
+
+    def __init__(self, fd: int | None) -> None:
+        self.woken = threading.Event()
+        self.hangup = watch_hangup(fd, self.woken.set) if fd is not None else None
+        if self.hangup is not None:
+            self.hangup.stop()  # watched only while asleep
+
+    def close(self) -> None:
+        if self.hangup is not None:
+            self.hangup.cancel()
+            self.hangup = None
 
 
 class TaskWatches:
     """One waiter per followed task, however many streams follow it.
 
-    The waiter (a thread; a greenlet under gevent) waits on the store's
-    ``wait_for_events`` in slices of :data:`STOP_POLL` seconds and, when the
-    log moved on, keeps the batch and wakes the streams asleep on the task. It
-    ends once no stream follows the task (at its slice's end) or at stop().
+    The waiter (a thread; a greenlet under gevent) alone waits on the store's
+    ``wait_for_events``: when the log moved on, it keeps the batch and wakes
+    the streams asleep on the task; it also wakes each at its deadline (its
+    heartbeat or quiet timeout), so a sleeping stream has no timer of its own.
+    Its waits last at most ``slice_`` seconds, the most a deadline set during
+    one can be late (a store's wait cannot be cut short). It ends once no
+    stream follows the task, or at stop().
     """
 
-    def __init__(self, store: TaskStore, stopping: threading.Event) -> None:
-        self._store, self._stopping = store, stopping
+    def __init__(self, store: TaskStore, stopping: threading.Event, slice_: float) -> None:
+        self._store, self._stopping, self._slice = store, stopping, slice_
         self._lock = threading.Lock()
         self._watches: dict[str, _Watch] = {}
+        self._sleeps = itertools.count()
 
     def join(self, task_id: str, after: int) -> _Watch:
         with self._lock:
@@ -140,29 +171,33 @@ class TaskWatches:
             return [entry for entry in recent[2] if entry[0] > after]
         return self._store.events_after(watch.task_id, after)
 
-    def sleep(self, watch: _Watch, turn: int, timeout: float, fd: int | None) -> bool:
-        """Sleep up to ``timeout`` s unless the waiter has woken its streams since
-        ``turn``: until it does, stop(), or ``fd`` turns readable. True when woken by
-        the socket."""
-        woken = threading.Event()
+    def sleep(self, watch: _Watch, turn: int, deadline: float, sleeper: Sleeper) -> bool:
+        """Sleep unless the waiter has woken its streams since ``turn``: until it does,
+        ``deadline`` (monotonic), stop(), or the client's socket turns readable.
+        True when woken by the socket."""
+        woken, hangup = sleeper.woken, sleeper.hangup
+        woken.clear()
         with self._lock:
-            if watch.turn != turn or self._stopping.is_set():
+            if watch.turn != turn or self._stopping.is_set() or watch.ended:
                 return False
-            watch.sleepers.add(woken)
-        hangup = watch_hangup(fd, woken.set) if fd is not None else None
+            number = next(self._sleeps)
+            watch.asleep[number] = woken
+            heapq.heappush(watch.deadlines, (deadline, number))
+        if hangup is not None:
+            hangup.start()
         try:
-            woken.wait(timeout)
+            woken.wait()
         finally:
             if hangup is not None:
-                hangup.cancel()
+                hangup.stop()
             with self._lock:
-                watch.sleepers.discard(woken)
+                watch.asleep.pop(number, None)
         return hangup is not None and hangup.fired
 
     def wake_all(self) -> None:
         """Wake every sleeping stream (stop())."""
         with self._lock:
-            sleepers = [e for watch in self._watches.values() for e in watch.sleepers]
+            sleepers = [e for watch in self._watches.values() for e in watch.asleep.values()]
         for woken in sleepers:
             woken.set()
 
@@ -171,24 +206,48 @@ class TaskWatches:
         with self._lock:
             watch.recent = (watch.seq, seq, batch) if batch is not None else None
             watch.seq, watch.turn = seq, watch.turn + 1
-            sleepers, watch.sleepers = watch.sleepers, set()
-        for woken in sleepers:
-            woken.set()
+            sleepers, watch.asleep = watch.asleep, {}
+        _wake(sleepers.values())
+
+    def _expire(self, watch: _Watch) -> float:
+        """Wake the streams whose deadline has come; seconds to the next one's."""
+        now = time.monotonic()
+        due = []
+        with self._lock:
+            deadlines = watch.deadlines
+            while deadlines and deadlines[0][0] <= now:
+                woken = watch.asleep.pop(heapq.heappop(deadlines)[1], None)
+                if woken is not None:
+                    due.append(woken)
+            wait = deadlines[0][0] - now if deadlines else self._slice
+        _wake(due)
+        return min(wait, self._slice)
 
     def _run(self, watch: _Watch) -> None:
         while not watch.ended and not self._stopping.is_set():
+            wait = self._expire(watch)
             try:
-                batch = self._store.wait_for_events(watch.task_id, watch.seq, STOP_POLL)
+                batch = self._store.wait_for_events(watch.task_id, watch.seq, wait)
             except EventsExpiredError as err:  # the streams read the store, and say so
                 self._moved(watch, max(watch.seq, err.floor), None)
                 continue
             except Exception:
                 log.exception("waiting for the events of task %s failed", watch.task_id)
                 self._moved(watch, watch.seq, None)  # the streams read the store themselves
-                self._stopping.wait(STOP_POLL)
+                self._stopping.wait(self._slice)
                 continue
             if batch:
                 self._moved(watch, batch[-1][0], batch)
+        with self._lock:
+            sleepers = list(watch.asleep.values())
+        _wake(sleepers)
+
+
+def _wake(sleepers: Iterable[threading.Event]) -> None:
+    for count, woken in enumerate(sleepers, 1):
+        woken.set()
+        if count % WAKE_BATCH == 0:
+            time.sleep(0)  # let what else waits run between batches (gevent: a GetTask)
 
 
 class Subscriptions:
@@ -206,7 +265,9 @@ class Subscriptions:
         self.stopping = threading.Event()
         self._lock = threading.RLock()  # RLock: stop() may run from a signal handler
         self._open_runs: set[Run] = set()
-        self._watches = TaskWatches(store, self.stopping)
+        #: The most a stream's deadline can be late: a tenth of its interval (at least 5 ms).
+        slice_ = max(min(STOP_POLL, heartbeat_interval / 10, resubscribe_timeout / 10), 0.005)
+        self._watches = TaskWatches(store, self.stopping, slice_)
 
     def stop(self) -> None:
         """End every open stream: each is woken now."""
@@ -399,9 +460,9 @@ class Subscriptions:
         """
         watches = self._watches
         watch = watches.join(task_id, after)
-        fd = hangup_fd(client_gone)
+        sleeper = Sleeper(hangup_fd(client_gone))
         poll = STOP_POLL if running is not None else None
-        if client_gone is not None and fd is None:
+        if client_gone is not None and sleeper.hangup is None:
             poll = min(poll or HANGUP_POLL, HANGUP_POLL)
         quiet_since = beat_at = time.monotonic()
         try:
@@ -429,13 +490,13 @@ class Subscriptions:
                     beat_at = now
                     yield HEARTBEAT
                     continue
-                wait = min(self._heartbeat - (now - beat_at),
-                           self._resubscribe_timeout - (now - quiet_since))
+                deadline = min(beat_at + self._heartbeat, quiet_since + self._resubscribe_timeout)
                 if poll is not None:
-                    wait = min(wait, poll)
-                if (watches.sleep(watch, turn, wait, fd) and client_gone is not None
+                    deadline = min(deadline, now + poll)
+                if (watches.sleep(watch, turn, deadline, sleeper) and client_gone is not None
                         and not client_gone()):
-                    fd = None  # readable, but there (a pipelined request): peek on a timer
+                    sleeper.close()  # readable, but there (a pipelined request): peek on a timer
                     poll = min(poll or HANGUP_POLL, HANGUP_POLL)
         finally:
+            sleeper.close()
             watches.leave(watch)
