@@ -219,7 +219,8 @@ class TaskWatches:
                 woken = watch.asleep.pop(heapq.heappop(deadlines)[1], None)
                 if woken is not None:
                     due.append(woken)
-            wait = deadlines[0][0] - now if deadlines else self._slice
+            # Deadlines closer together than a twentieth of a slice share one wake-up.
+            wait = max(deadlines[0][0] - now, self._slice / 20) if deadlines else self._slice
         _wake(due)
         return min(wait, self._slice)
 
