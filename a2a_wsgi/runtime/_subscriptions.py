@@ -487,6 +487,8 @@ class Subscriptions:
                 if batch:
                     quiet_since = beat_at = now
                     continue
+                if now - quiet_since >= self._resubscribe_timeout:
+                    return  # quiet too long: no last heartbeat
                 if now - beat_at >= self._heartbeat:
                     beat_at = now
                     yield HEARTBEAT
