@@ -123,6 +123,13 @@ class HangupWatch:
         except Exception:
             log.exception("hang-up callback raised")
 
+    def _in_hub(self) -> None:
+        """gevent: the watcher's callback, in the hub (which must not block)."""
+        import gevent  # type: ignore[import-untyped]
+
+        self._io.stop()  # once: a pipelined request would keep it readable
+        gevent.spawn(self._readable)
+
     def start(self) -> None:
         if self.fired:
             return
@@ -167,16 +174,16 @@ def watch_hangup(fd: int, callback: Callable[[], object]) -> HangupWatch | None:
 def _gevent_start(watch: HangupWatch) -> None:
     """An I/O watcher on the hub's loop; its callback runs in the hub, which must not
     block, so what it wakes is woken from a fresh greenlet."""
-    import gevent  # type: ignore[import-untyped]
+    import gevent
 
-    io = gevent.get_hub().loop.io(watch.fd, 1)
+    watch._io = gevent.get_hub().loop.io(watch.fd, 1)
+    watch._readable_cb = watch._in_hub
+    watch._io.start(watch._in_hub)
 
-    def readable() -> None:
-        io.stop()  # once: a pipelined request would keep it readable
-        gevent.spawn(watch._readable)
 
-    watch._io, watch._readable_cb = io, readable
-    io.start(readable)
+_LIVE_SELECTORS: tuple[type[selectors.BaseSelector], ...] = tuple(
+    getattr(selectors, name) for name in ("EpollSelector", "KqueueSelector")
+    if hasattr(selectors, name))
 
 
 class _Selector:
@@ -186,10 +193,14 @@ class _Selector:
         self.pid = os.getpid()
         self._lock = threading.Lock()
         self._selector = selectors.DefaultSelector()
-        self._wake_r, self._wake_w = socket.socketpair()
-        self._wake_r.setblocking(False)
-        self._wake_w.setblocking(False)
-        self._selector.register(self._wake_r, selectors.EVENT_READ, None)
+        self._wake_r = self._wake_w = None
+        # epoll and kqueue see a descriptor registered while they wait; poll() and select()
+        # need waking up to look again (a socket pair, two more descriptors).
+        if not isinstance(self._selector, _LIVE_SELECTORS):
+            self._wake_r, self._wake_w = socket.socketpair()
+            self._wake_r.setblocking(False)
+            self._wake_w.setblocking(False)
+            self._selector.register(self._wake_r, selectors.EVENT_READ, None)
         self._thread: threading.Thread | None = None
 
     def add(self, watch: HangupWatch) -> None:
@@ -208,6 +219,8 @@ class _Selector:
                 self._selector.unregister(watch.fd)
 
     def _wake(self) -> None:
+        if self._wake_w is None:
+            return
         try:
             self._wake_w.send(b"x")
         except OSError:
@@ -224,6 +237,7 @@ class _Selector:
             with self._lock:
                 for key, _ in ready:
                     if key.data is None:
+                        assert self._wake_r is not None
                         try:
                             while self._wake_r.recv(512):
                                 pass

@@ -414,10 +414,11 @@ class Subscriptions:
         return self._follow_run(stored, client_gone)
 
     def _follow_run(self, stored: StoredTask, client_gone: ClientGone) -> Iterator[StreamItem]:
-        task_id = stored.task.id
-        yield OutboundEvent(stored.task, str(stored.event_seq))
+        task_id, after = stored.task.id, stored.event_seq
+        yield OutboundEvent(stored.task, str(after))
+        del stored  # a held stream keeps its position, not the task
         try:
-            yield from self._tail(task_id, stored.event_seq, ends=_ends_stream,
+            yield from self._tail(task_id, after, ends=_ends_stream,
                                   running=partial(self._running, task_id),
                                   client_gone=client_gone)
         except EventsExpiredError as err:
@@ -426,24 +427,23 @@ class Subscriptions:
     def follow(self, stored: StoredTask, resume: int | None,
                client_gone: ClientGone = None) -> Iterator[StreamItem]:
         """The task (unless resuming), then its logged events until a terminal one."""
+        task_id = stored.task.id
         try:
-            yield from self._follow_log(stored, resume, client_gone)
+            if resume is None:
+                after = stored.event_seq
+                yield OutboundEvent(stored.task, str(after))  # resuming from its id skips nothing
+                del stored  # a held stream keeps its position, not the task
+            else:
+                after = resume
+                terminal = stored.task.status.state.is_terminal
+                del stored
+                if terminal:
+                    for seq, event in self._store.events_after(task_id, after):
+                        yield OutboundEvent(event, str(seq))
+                    return
+            yield from self._tail(task_id, after, client_gone=client_gone)
         except EventsExpiredError as err:
             raise _replay_gap(err) from None
-
-    def _follow_log(self, stored: StoredTask, resume: int | None,
-                    client_gone: ClientGone) -> Iterator[StreamItem]:
-        task_id = stored.task.id
-        if resume is None:
-            after = stored.event_seq
-            yield OutboundEvent(stored.task, str(after))  # resuming from its id skips nothing
-        else:
-            after = resume
-            if stored.task.status.state.is_terminal:
-                for seq, event in self._store.events_after(task_id, after):
-                    yield OutboundEvent(event, str(seq))
-                return
-        yield from self._tail(task_id, after, client_gone=client_gone)
 
     def _tail(self, task_id: str, after: int, *,
               ends: Callable[[StreamEvent], bool] = _is_terminal_event,
@@ -486,6 +486,7 @@ class Subscriptions:
                 now = time.monotonic()
                 if batch:
                     quiet_since = beat_at = now
+                    del batch, event  # asleep, a stream keeps its position only
                     continue
                 if now - quiet_since >= self._resubscribe_timeout:
                     return  # quiet too long: no last heartbeat
