@@ -105,6 +105,8 @@ def build(name: str) -> Server:
     # (benchmarks/memtrace/sitecustomize.py; compare them with benchmarks/memdiff.py).
     env = ({"PYTHONPATH": f"{HERE / 'memtrace'}{os.pathsep}{ROOT}"}
            if os.environ.get("A2A_SOAK_TRACEMALLOC") else {})
+    # BENCH_GCDBG=DIR puts DIR first on the server's path instead: a folder with a
+    # sitecustomize.py of your own (garbage-collection timings, an object census).
     if os.environ.get("BENCH_GCDBG"):
         env = {"PYTHONPATH": f"{os.environ['BENCH_GCDBG']}{os.pathsep}{ROOT}"}
     return Server(name, gunicorn_argv(OURS, port, 1, worker_class), env, port)
