@@ -91,6 +91,7 @@ def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Itera
                 event, event_id = item.event, item.event_id
             result = wire.encode_stream_event(_final_for(event, version), version)
             yield encode_event(dumps(response_dict(request_id, result)), id=event_id)
+            del item, event, result  # not held while the stream waits for its next item
     except RPCError as err:
         yield _error_event(request_id, version, err)
     except Exception:

@@ -5,8 +5,10 @@ threads; once all are held, every other request (a card, a GetTask) waits in
 the queue behind streams that may last for hours, and the worker looks dead.
 So streams get at most ``threads - reserve`` places, the reserve being kept
 for short requests; a stream past that is refused at once with 503 and
-``Retry-After``. Under the gevent worker a stream is a greenlet, and the
-bound is gunicorn's ``worker_connections``, less the same kind of reserve.
+``Retry-After``. Under the gevent worker a stream is a greenlet that costs
+nothing while it sleeps, so the bound follows the worker's own connection
+limit, gunicorn's ``worker_connections``, less a small reserve (a hundredth,
+at least 16) for the short requests a worker full of streams still answers.
 Elsewhere (werkzeug's threaded server, a thread per connection) nothing is
 reserved unless the deployment asks.
 """
@@ -31,7 +33,7 @@ def default_stream_limit(worker_config: Any) -> int | None:
     worker_class = str(getattr(worker_config, "worker_class_str", "") or "")
     if "gevent" in worker_class:
         connections = int(getattr(worker_config, "worker_connections", 1000))
-        return max(1, connections - max(16, connections // 10))
+        return max(1, connections - max(16, connections // 100))
     threads = int(getattr(worker_config, "threads", 1))
     return max(1, threads - reserve_for(threads))
 

@@ -145,7 +145,7 @@ GUNICORN_DEFAULTS: Mapping[str, Any] = {
 #: threads, bound what one worker holds.
 GEVENT_DEFAULTS: Mapping[str, Any] = {
     "worker_class": "gevent",
-    "worker_connections": 10000,
+    "worker_connections": 12000,
 }
 
 

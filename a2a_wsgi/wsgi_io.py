@@ -65,6 +65,8 @@ def respond(response: HttpResponse, method: str,
         start_response(_status_line(response.status), headers)
         return [response.body]
     start_response(_status_line(response.status), headers)
+    if isinstance(response.body, ClosingIterator):
+        return response.body  # closes its producer already (a wrapper less per held stream)
     return ClosingIterator(response.body)
 
 def jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:

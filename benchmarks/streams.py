@@ -101,7 +101,15 @@ def build(name: str) -> Server:
     if name == "sdk":
         return Server(name, uvicorn_argv(port, 1), {}, port)
     worker_class = name.split("-", 1)[1]
-    return Server(name, gunicorn_argv(OURS, port, 1, worker_class), {}, port)
+    # With A2A_SOAK_TRACEMALLOC=DIR set, the worker writes tracemalloc snapshots there
+    # (benchmarks/memtrace/sitecustomize.py; compare them with benchmarks/memdiff.py).
+    env = ({"PYTHONPATH": f"{HERE / 'memtrace'}{os.pathsep}{ROOT}"}
+           if os.environ.get("A2A_SOAK_TRACEMALLOC") else {})
+    # BENCH_GCDBG=DIR puts DIR first on the server's path instead: a folder with a
+    # sitecustomize.py of your own (garbage-collection timings, an object census).
+    if os.environ.get("BENCH_GCDBG"):
+        env = {"PYTHONPATH": f"{os.environ['BENCH_GCDBG']}{os.pathsep}{ROOT}"}
+    return Server(name, gunicorn_argv(OURS, port, 1, worker_class), env, port)
 
 
 def settings_of(name: str) -> str:
@@ -718,7 +726,11 @@ class Held:
     rss_before_kib: int = 0
     rss_hold_kib: int = 0
     rss_per_stream_kib: float | None = None
-    server_cpu_hold: float = 0.0  # share of one core while only holding
+    server_cpu_hold: float = 0.0  # share of one core while holding (GetTask probe included)
+    #: Share of one core while only holding (no probe), per second of the idle window:
+    #: the median (a tick falls into one or two of the seconds) and the mean.
+    idle_cpu_median: float | None = None
+    idle_cpu_mean: float | None = None
     client_cpu_hold: float = 0.0
     tick_lag_p50_ms: float | None = None
     tick_lag_p99_ms: float | None = None
@@ -803,6 +815,7 @@ async def hold(fleet: Fleet, server: Server, task_id: str, result: Held,
     assert server.proc is not None
     pgid = server.proc.pid
     loop = asyncio.get_running_loop()
+    await measure_idle(server, result, args.idle)
     cpu_before, client_before = group_cpu_seconds(pgid), _self_cpu()
     began = loop.time()
     probe_task = asyncio.create_task(run_probe(server.port, task_id, args.probe_rate,
@@ -839,6 +852,24 @@ async def hold(fleet: Fleet, server: Server, task_id: str, result: Held,
     result.get_p99_ms = percentile(got["latencies_ms"], 99)
     result.get_failures = got["failures"]
     result.get_stale_replaced = got["stale_replaced"]
+
+
+async def measure_idle(server: Server, result: Held, seconds: float) -> None:
+    """The server's CPU, second by second, while the streams are only held (no probe)."""
+    assert server.proc is not None
+    if seconds <= 0:
+        return
+    loop = asyncio.get_running_loop()
+    shares = []
+    last_cpu, last_at = group_cpu_seconds(server.proc.pid), loop.time()
+    end = last_at + seconds
+    while loop.time() < end:
+        await asyncio.sleep(1.0)
+        cpu, now = group_cpu_seconds(server.proc.pid), loop.time()
+        shares.append((cpu - last_cpu) / (now - last_at))
+        last_cpu, last_at = cpu, now
+    result.idle_cpu_median = statistics.median(shares)
+    result.idle_cpu_mean = statistics.fmean(shares)
 
 
 async def finish(fleet: Fleet, server: Server, task_id: str, result: Held) -> None:
@@ -953,7 +984,7 @@ def _median(values: list[float | None]) -> float | None:
 def held_table(held: list[Held]) -> list[str]:
     lines = [f"{'streams':>7} {'server':<13} {'opened':>6} {'open@end':>8} {'open p99 s':>10} "
              f"{'GetTask ok':>11} {'p50 ms':>7} {'p99 ms':>8} {'KiB/stream':>10} "
-             f"{'cpu hold':>8} {'tick lag p99 ms':>15} {'canceled':>8}"]
+             f"{'cpu hold':>8} {'cpu idle':>8} {'tick lag p99 ms':>15} {'canceled':>8}"]
     for count, name, cells in _held_groups(held):
         ok = _median([c.get_ok for c in cells])
         sent = _median([c.get_sent for c in cells])
@@ -966,6 +997,7 @@ def held_table(held: list[Held]) -> list[str]:
             f"{_num(_median([c.get_p99_ms for c in cells]), '.1f'):>8} "
             f"{_num(_median([c.rss_per_stream_kib for c in cells]), '.1f'):>10} "
             f"{_num(_median([c.server_cpu_hold for c in cells]), '.0%'):>8} "
+            f"{_num(_median([c.idle_cpu_median for c in cells]), '.1%'):>8} "
             f"{_num(_median([c.tick_lag_p99_ms for c in cells]), '.0f'):>15} "
             f"{_num(_median([c.saw_canceled for c in cells]), '.0f'):>8}")
     lines.append("")
@@ -978,7 +1010,9 @@ def held_table(held: list[Held]) -> list[str]:
                          f"{cell.get_stale_replaced}); cancel {cell.cancel}; "
                          f"RSS {cell.rss_before_kib} -> {cell.rss_hold_kib} KiB; "
                          f"ticks/stream {_num(cell.ticks_per_stream, '.1f')}; "
-                         f"client cpu {cell.client_cpu_hold:.0%}"
+                         f"client cpu {cell.client_cpu_hold:.0%}; idle cpu median "
+                         f"{_num(cell.idle_cpu_median, '.1%')} mean "
+                         f"{_num(cell.idle_cpu_mean, '.1%')}"
                          + (f"; not open: {sum(others.values())}" if others else ""))
             lines.extend(f"  note: {note}" for note in cell.notes)
     return lines
@@ -1059,6 +1093,18 @@ def goals(held: list[Held], cells: dict[tuple[str, str], Cell], default: str) ->
             lines.append(f"goal 1,000 held streams, GetTask p99 < 100 ms [{name}]: "
                          f"{open_end:.0f} open, p99 {_num(p99, '.1f')} ms, "
                          f"{failed} GetTask failed: {verdict(ok)}")
+        cells_10k = groups.get((10000, name))
+        if cells_10k:
+            open_end = _median([c.open_at_end for c in cells_10k]) or 0
+            p99 = _median([c.get_p99_ms for c in cells_10k])
+            kib = _median([c.rss_per_stream_kib for c in cells_10k])
+            cpu = _median([c.idle_cpu_median for c in cells_10k])
+            ok = (open_end >= 10000 and p99 is not None and p99 < 100 and kib is not None
+                  and kib <= 15 and cpu is not None and cpu < 0.05)
+            lines.append(f"goal 10,000 held streams, GetTask p99 < 100 ms, <= 15 KiB/stream, "
+                         f"idle cpu < 5% [{name}]: {open_end:.0f} open, p99 "
+                         f"{_num(p99, '.1f')} ms, {_num(kib, '.1f')} KiB/stream, idle cpu "
+                         f"{_num(cpu, '.1%')}: {verdict(ok)}")
         cells_5k = groups.get((5000, name))
         if cells_5k:
             open_end = _median([c.open_at_end for c in cells_5k]) or 0
@@ -1092,6 +1138,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--probe-rate", type=float, default=20.0, help="GetTask per second")
     parser.add_argument("--probe-timeout", type=float, default=5.0,
                         help="seconds before a GetTask counts as failed")
+    parser.add_argument("--idle", type=float, default=10.0,
+                        help="seconds of only holding (no GetTask) before the hold, CPU "
+                             "sampled each second")
     parser.add_argument("--hold-rounds", type=int, default=2, help="held cells per server and N")
     parser.add_argument("--rounds", type=int, default=3, help="wrk runs per cell (median)")
     parser.add_argument("--slow-ms", type=int, default=50)
@@ -1108,6 +1157,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.quick:
         args.streams, args.hold, args.tick, args.open_timeout = "300", 8.0, 3.0, 5.0
+        args.idle = 3.0
         args.hold_rounds, args.rounds, args.duration, args.slow_duration = 1, 1, 2.0, 4.0
     args.stream_counts = [int(n) for n in str(args.streams).split(",") if n]
     args.slow_connections = [int(n) for n in str(args.slow_connections).split(",") if n]
@@ -1133,7 +1183,8 @@ async def run_held(names: list[str], args: argparse.Namespace, logdir: Path) -> 
                       f"{cell.open_at_end} GetTask {cell.get_ok}/{cell.get_sent} "
                       f"p99 {_num(cell.get_p99_ms, '.1f')} ms RSS/stream "
                       f"{_num(cell.rss_per_stream_kib, '.1f')} KiB cpu "
-                      f"{cell.server_cpu_hold:.0%} {dict(cell.kinds)}", flush=True)
+                      f"{cell.server_cpu_hold:.0%} idle {_num(cell.idle_cpu_median, '.1%')} "
+                      f"{dict(cell.kinds)}", flush=True)
     return held
 
 

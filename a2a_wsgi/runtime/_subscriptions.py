@@ -5,36 +5,54 @@ id (a task snapshot: the number of the last event it includes), so a client
 that reconnects with ``Last-Event-ID`` is replayed exactly what came after it.
 Quiet streams get a heartbeat every ``heartbeat_interval`` seconds; a
 subscription that hears nothing for ``resubscribe_timeout`` seconds ends, and
-a stream whose client hung up (the call's ``client_gone``) ends within
-:data:`HANGUP_POLL` seconds rather than at its next heartbeat's failed write.
-Once :meth:`Subscriptions.stop` is called (the server is shutting down) every
-open stream ends at its next wake-up, at most ``STOP_POLL`` seconds later:
-the generator returns, so the server writes a proper end of the response and
-the client resumes elsewhere with ``Last-Event-ID``. Tasks are left alone.
+a stream whose client hung up (the call's ``client_gone``) ends at once rather
+than at its next heartbeat's failed write. Once :meth:`Subscriptions.stop` is
+called (the server is shutting down) every open stream is woken and ends: the
+generator returns, so the server writes a proper end of the response and the
+client resumes elsewhere with ``Last-Event-ID``. Tasks are left alone.
+
+An idle stream sleeps until something concerns it, with no timer of its own
+but its heartbeat's: the task's next event, the heartbeat (or quiet timeout)
+deadline, its client's socket turning readable (:func:`..disconnect.watch_hangup`),
+or stop(). Streams following a stored task share one waiter per task
+(:class:`TaskWatches`): it alone waits on the store, keeps the batch it read,
+and wakes the task's sleeping streams, which take their events from that
+batch. Only a connection that cannot be watched is still peeked at every
+:data:`HANGUP_POLL` seconds, and a resent message's stream looks whether its
+run is still active every :data:`STOP_POLL` seconds.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from a2a_core.errors import InternalError, TaskNotFoundError, UnsupportedOperationError
 from a2a_core.models import StreamEvent, TaskStatusUpdateEvent
 from a2a_core.service import HEARTBEAT, OutboundEvent, StreamItem
 
+from ..disconnect import HangupWatch, hangup_fd, watch_hangup
 from ..stores import EventsExpiredError, StoredTask, TaskStore
-from ._defaults import Scope
+from ..stores.base import Events
+from ._defaults import Scope, log
 from ._runs import Run
 
-__all__ = ["STOP_POLL", "Subscriptions", "parse_seq"]
+__all__ = ["STOP_POLL", "Sleeper", "Subscriptions", "TaskWatches", "parse_seq"]
 
-#: Longest a stream following a stored task waits before it looks at the stop flag.
+#: Longest a resent message's stream waits before it looks whether its run is still
+#: active, and the slice a task's waiter waits on the store for (it then looks whether
+#: anyone still follows the task).
 STOP_POLL = 1.0
-#: Seconds between looks at a watched client's socket while a stream waits: a hung-up
-#: client's stream ends within 2 s, and thousands of idle streams wake once a second
-#: each rather than twice (each wake-up is a timed wait and a peek).
+#: Streams a task's waiter wakes before it lets others run: under gevent, 10,000 streams
+#: woken at once would each write before the next request is read (greenlets run in
+#: the order they were woken), so a GetTask would wait for the whole fan-out.
+WAKE_BATCH = 50
+#: Seconds between peeks at a client's socket that cannot be watched (no descriptor,
+#: or a pipelined request keeps it readable) while its stream waits.
 HANGUP_POLL = 1.0
 
 #: ``client_gone`` of a call: True once its client hung up (None: cannot tell).
@@ -73,6 +91,166 @@ def _settled(stored: StoredTask) -> bool:
     return state.is_terminal or state.is_interrupted
 
 
+class _Watch:
+    """One followed task: the newest event its waiter has seen, the batch it read last
+    (``recent``: the events after ``recent[0]`` up to ``recent[1]``), how many times it
+    woke its streams (``turn``), the streams asleep until it does (by sleep number)
+    and their deadlines (a heap of (monotonic time, sleep number))."""
+
+    __slots__ = ("task_id", "seq", "turn", "recent", "asleep", "deadlines", "followers",
+                 "ended")
+
+    def __init__(self, task_id: str, seq: int) -> None:
+        self.task_id, self.seq, self.turn = task_id, seq, 0
+        self.recent: tuple[int, int, Events] | None = None
+        self.asleep: dict[int, threading.Event] = {}
+        self.deadlines: list[tuple[float, int]] = []
+        self.followers = 0
+        self.ended = False
+
+
+class Sleeper:
+    """What one stream sleeps with, made once per stream: an event to be woken by,
+    and the watch on its client's socket (None: cannot be watched)."""
+
+    __slots__ = ("woken", "hangup")
+
+    def __init__(self, fd: int | None) -> None:
+        self.woken = threading.Event()
+        self.hangup = watch_hangup(fd, self.woken.set) if fd is not None else None
+        if self.hangup is not None:
+            self.hangup.stop()  # watched only while asleep
+
+    def close(self) -> None:
+        if self.hangup is not None:
+            self.hangup.cancel()
+            self.hangup = None
+
+
+class TaskWatches:
+    """One waiter per followed task, however many streams follow it.
+
+    The waiter (a thread; a greenlet under gevent) alone waits on the store's
+    ``wait_for_events``: when the log moved on, it keeps the batch and wakes
+    the streams asleep on the task; it also wakes each at its deadline (its
+    heartbeat or quiet timeout), so a sleeping stream has no timer of its own.
+    Its waits last at most ``slice_`` seconds, the most a deadline set during
+    one can be late (a store's wait cannot be cut short). It ends once no
+    stream follows the task, or at stop().
+    """
+
+    def __init__(self, store: TaskStore, stopping: threading.Event, slice_: float) -> None:
+        self._store, self._stopping, self._slice = store, stopping, slice_
+        self._lock = threading.Lock()
+        self._watches: dict[str, _Watch] = {}
+        self._sleeps = itertools.count()
+
+    def join(self, task_id: str, after: int) -> _Watch:
+        with self._lock:
+            watch = self._watches.get(task_id)
+            if watch is None:
+                watch = self._watches[task_id] = _Watch(task_id, after)
+                threading.Thread(target=self._run, args=(watch,), daemon=True,
+                                 name=f"a2a-watch-{task_id}").start()
+            watch.followers += 1
+            return watch
+
+    def leave(self, watch: _Watch) -> None:
+        with self._lock:
+            watch.followers -= 1
+            if watch.followers <= 0 and not watch.ended:
+                watch.ended = True
+                if self._watches.get(watch.task_id) is watch:
+                    del self._watches[watch.task_id]
+
+    def read(self, watch: _Watch, after: int) -> Events:
+        """The task's events after ``after``: from the waiter's last batch when it
+        covers ``after``, else from the store."""
+        recent = watch.recent
+        if recent is not None and recent[0] <= after <= recent[1]:
+            return [entry for entry in recent[2] if entry[0] > after]
+        return self._store.events_after(watch.task_id, after)
+
+    def sleep(self, watch: _Watch, turn: int, deadline: float, sleeper: Sleeper) -> bool:
+        """Sleep unless the waiter has woken its streams since ``turn``: until it does,
+        ``deadline`` (monotonic), stop(), or the client's socket turns readable.
+        True when woken by the socket."""
+        woken, hangup = sleeper.woken, sleeper.hangup
+        woken.clear()
+        with self._lock:
+            if watch.turn != turn or self._stopping.is_set() or watch.ended:
+                return False
+            number = next(self._sleeps)
+            watch.asleep[number] = woken
+            heapq.heappush(watch.deadlines, (deadline, number))
+        if hangup is not None:
+            hangup.start()
+        try:
+            woken.wait()
+        finally:
+            if hangup is not None:
+                hangup.stop()
+            with self._lock:
+                watch.asleep.pop(number, None)
+        return hangup is not None and hangup.fired
+
+    def wake_all(self) -> None:
+        """Wake every sleeping stream (stop())."""
+        with self._lock:
+            sleepers = [e for watch in self._watches.values() for e in watch.asleep.values()]
+        for woken in sleepers:
+            woken.set()
+
+    def _moved(self, watch: _Watch, seq: int, batch: Events | None) -> None:
+        """The log reached ``seq`` (``batch``: the events read; None: read the store)."""
+        with self._lock:
+            watch.recent = (watch.seq, seq, batch) if batch is not None else None
+            watch.seq, watch.turn = seq, watch.turn + 1
+            sleepers, watch.asleep = watch.asleep, {}
+        _wake(sleepers.values())
+
+    def _expire(self, watch: _Watch) -> float:
+        """Wake the streams whose deadline has come; seconds to the next one's."""
+        now = time.monotonic()
+        due = []
+        with self._lock:
+            deadlines = watch.deadlines
+            while deadlines and deadlines[0][0] <= now:
+                woken = watch.asleep.pop(heapq.heappop(deadlines)[1], None)
+                if woken is not None:
+                    due.append(woken)
+            # Deadlines closer together than a twentieth of a slice share one wake-up.
+            wait = max(deadlines[0][0] - now, self._slice / 20) if deadlines else self._slice
+        _wake(due)
+        return min(wait, self._slice)
+
+    def _run(self, watch: _Watch) -> None:
+        while not watch.ended and not self._stopping.is_set():
+            wait = self._expire(watch)
+            try:
+                batch = self._store.wait_for_events(watch.task_id, watch.seq, wait)
+            except EventsExpiredError as err:  # the streams read the store, and say so
+                self._moved(watch, max(watch.seq, err.floor), None)
+                continue
+            except Exception:
+                log.exception("waiting for the events of task %s failed", watch.task_id)
+                self._moved(watch, watch.seq, None)  # the streams read the store themselves
+                self._stopping.wait(self._slice)
+                continue
+            if batch:
+                self._moved(watch, batch[-1][0], batch)
+        with self._lock:
+            sleepers = list(watch.asleep.values())
+        _wake(sleepers)
+
+
+def _wake(sleepers: Iterable[threading.Event]) -> None:
+    for count, woken in enumerate(sleepers, 1):
+        woken.set()
+        if count % WAKE_BATCH == 0:
+            time.sleep(0)  # let what else waits run between batches (gevent: a GetTask)
+
+
 class Subscriptions:
     """Turns runs and event logs into stream items.
 
@@ -88,14 +266,18 @@ class Subscriptions:
         self.stopping = threading.Event()
         self._lock = threading.RLock()  # RLock: stop() may run from a signal handler
         self._open_runs: set[Run] = set()
+        #: The most a stream's deadline can be late: a tenth of its interval (at least 5 ms).
+        slice_ = max(min(STOP_POLL, heartbeat_interval / 10, resubscribe_timeout / 10), 0.005)
+        self._watches = TaskWatches(store, self.stopping, slice_)
 
     def stop(self) -> None:
-        """End every open stream at its next wake-up; send streams are woken now."""
+        """End every open stream: each is woken now."""
         self.stopping.set()
         with self._lock:
             runs = list(self._open_runs)
         for run in runs:
             run.poke()
+        self._watches.wake_all()
 
     # -- a send's own stream -------------------------------------------------------------
 
@@ -160,23 +342,40 @@ class Subscriptions:
         """Wait for ``predicate``, a heartbeat's time, stop() or the client hanging up;
         False means send a heartbeat.
 
-        A client that can be watched is looked at every :data:`HANGUP_POLL` seconds;
-        once it is gone ``run.detached`` is set, as when a write to it fails.
+        The client's socket is watched (:func:`..disconnect.watch_hangup` pokes the
+        run when it turns readable) or, when it cannot be, peeked at every
+        :data:`HANGUP_POLL` seconds; once it is gone ``run.detached`` is set, as
+        when a write to it fails.
         """
         gone = run.call.client_gone
         deadline = time.monotonic() + self._heartbeat
-        while True:
-            left = max(deadline - time.monotonic(), 0.0)
-            step = left if gone is None else min(left, HANGUP_POLL)
-            with run.cond:
-                if run.cond.wait_for(lambda: predicate() or self.stopping.is_set(),
-                                     timeout=step):
+        fd = hangup_fd(gone)
+        hangup: HangupWatch | None = watch_hangup(fd, run.poke) if fd is not None else None
+        try:
+            while True:
+                left = max(deadline - time.monotonic(), 0.0)
+                polled = gone is not None and hangup is None
+                step = min(left, HANGUP_POLL) if polled else left
+                with run.cond:
+                    woke = run.cond.wait_for(partial(self._woken, predicate, hangup),
+                                             timeout=step)
+                if gone is not None and (polled or (hangup is not None and hangup.fired)):
+                    if gone():
+                        run.detached.set()
+                        return True
+                    if hangup is not None:  # readable, but there: a pipelined request
+                        hangup.cancel()
+                        hangup = None
+                if woke and (predicate() or self.stopping.is_set()):
                     return True
-            if gone is not None and gone():
-                run.detached.set()
-                return True
-            if step >= left:
-                return False
+                if step >= left:
+                    return False
+        finally:
+            if hangup is not None:
+                hangup.cancel()
+
+    def _woken(self, predicate: Callable[[], bool], hangup: HangupWatch | None) -> bool:
+        return predicate() or self.stopping.is_set() or (hangup is not None and hangup.fired)
 
     # -- following a stored task -----------------------------------------------------------
 
@@ -215,10 +414,11 @@ class Subscriptions:
         return self._follow_run(stored, client_gone)
 
     def _follow_run(self, stored: StoredTask, client_gone: ClientGone) -> Iterator[StreamItem]:
-        task_id = stored.task.id
-        yield OutboundEvent(stored.task, str(stored.event_seq))
+        task_id, after = stored.task.id, stored.event_seq
+        yield OutboundEvent(stored.task, str(after))
+        del stored  # a held stream keeps its position, not the task
         try:
-            yield from self._tail(task_id, stored.event_seq, ends=_ends_stream,
+            yield from self._tail(task_id, after, ends=_ends_stream,
                                   running=partial(self._running, task_id),
                                   client_gone=client_gone)
         except EventsExpiredError as err:
@@ -227,24 +427,23 @@ class Subscriptions:
     def follow(self, stored: StoredTask, resume: int | None,
                client_gone: ClientGone = None) -> Iterator[StreamItem]:
         """The task (unless resuming), then its logged events until a terminal one."""
+        task_id = stored.task.id
         try:
-            yield from self._follow_log(stored, resume, client_gone)
+            if resume is None:
+                after = stored.event_seq
+                yield OutboundEvent(stored.task, str(after))  # resuming from its id skips nothing
+                del stored  # a held stream keeps its position, not the task
+            else:
+                after = resume
+                terminal = stored.task.status.state.is_terminal
+                del stored
+                if terminal:
+                    for seq, event in self._store.events_after(task_id, after):
+                        yield OutboundEvent(event, str(seq))
+                    return
+            yield from self._tail(task_id, after, client_gone=client_gone)
         except EventsExpiredError as err:
             raise _replay_gap(err) from None
-
-    def _follow_log(self, stored: StoredTask, resume: int | None,
-                    client_gone: ClientGone) -> Iterator[StreamItem]:
-        task_id = stored.task.id
-        if resume is None:
-            after = stored.event_seq
-            yield OutboundEvent(stored.task, str(after))  # resuming from its id skips nothing
-        else:
-            after = resume
-            if stored.task.status.state.is_terminal:
-                for seq, event in self._store.events_after(task_id, after):
-                    yield OutboundEvent(event, str(seq))
-                return
-        yield from self._tail(task_id, after, client_gone=client_gone)
 
     def _tail(self, task_id: str, after: int, *,
               ends: Callable[[StreamEvent], bool] = _is_terminal_event,
@@ -254,36 +453,54 @@ class Subscriptions:
         quiet timeout, on stop(), once the client is gone, or once ``running()`` is
         False (after reading what the run logged last).
 
-        Waits are cut into slices of at most :data:`STOP_POLL` seconds (or
-        :data:`HANGUP_POLL` when the client can be watched): a store's wait cannot
-        be interrupted, and a stop or a hang-up must not wait for the next heartbeat.
+        Between events the stream sleeps (:meth:`TaskWatches.sleep`) until the
+        task's waiter moves on, its heartbeat or quiet deadline, its client's
+        socket turns readable, or stop(). Only a ``running`` to look at, or a
+        socket that cannot be watched, cuts the sleep into slices
+        (:data:`STOP_POLL`, :data:`HANGUP_POLL`).
         """
-        poll = STOP_POLL if client_gone is None else min(STOP_POLL, HANGUP_POLL)
+        watches = self._watches
+        watch = watches.join(task_id, after)
+        sleeper = Sleeper(hangup_fd(client_gone))
+        poll = STOP_POLL if running is not None else None
+        if client_gone is not None and sleeper.hangup is None:
+            poll = min(poll or HANGUP_POLL, HANGUP_POLL)
         quiet_since = beat_at = time.monotonic()
-        while not self.stopping.is_set():
-            if client_gone is not None and client_gone():
-                return
-            active = running is None or running()
-            now = time.monotonic()
-            left = self._resubscribe_timeout - (now - quiet_since)
-            if left <= 0:
-                return
-            if active:
-                wait = min(max(self._heartbeat - (now - beat_at), 0.0), left, poll)
-                batch = self._store.wait_for_events(task_id, after, wait)
-            else:
-                batch = self._store.events_after(task_id, after)
-            for seq, event in batch:
-                after = seq
-                yield OutboundEvent(event, str(seq))
-                if ends(event):
+        try:
+            while not self.stopping.is_set():
+                if client_gone is not None and client_gone():
                     return
-            if not active:
-                return
-            now = time.monotonic()
-            if batch:
-                quiet_since = beat_at = now
-            elif (now - beat_at >= self._heartbeat
-                  and now - quiet_since < self._resubscribe_timeout):
-                beat_at = now
-                yield HEARTBEAT
+                active = running is None or running()
+                now = time.monotonic()
+                if self._resubscribe_timeout - (now - quiet_since) <= 0:
+                    return
+                turn = watch.turn
+                batch = watches.read(watch, after)
+                for seq, event in batch:
+                    after = seq
+                    yield OutboundEvent(event, str(seq))
+                    if ends(event):
+                        return
+                if not active:
+                    return
+                now = time.monotonic()
+                if batch:
+                    quiet_since = beat_at = now
+                    del batch, event  # asleep, a stream keeps its position only
+                    continue
+                if now - quiet_since >= self._resubscribe_timeout:
+                    return  # quiet too long: no last heartbeat
+                if now - beat_at >= self._heartbeat:
+                    beat_at = now
+                    yield HEARTBEAT
+                    continue
+                deadline = min(beat_at + self._heartbeat, quiet_since + self._resubscribe_timeout)
+                if poll is not None:
+                    deadline = min(deadline, now + poll)
+                if (watches.sleep(watch, turn, deadline, sleeper) and client_gone is not None
+                        and not client_gone()):
+                    sleeper.close()  # readable, but there (a pipelined request): peek on a timer
+                    poll = min(poll or HANGUP_POLL, HANGUP_POLL)
+        finally:
+            sleeper.close()
+            watches.leave(watch)

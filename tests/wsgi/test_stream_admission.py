@@ -49,7 +49,7 @@ def test_places_count_and_refuse_past_the_limit() -> None:
     (SimpleNamespace(worker_class_str="gthread", threads=16), 12),
     (SimpleNamespace(worker_class_str="gthread", threads=4), 2),
     (SimpleNamespace(worker_class_str="sync", threads=1), 1),
-    (SimpleNamespace(worker_class_str="gevent", worker_connections=10000), 9000),
+    (SimpleNamespace(worker_class_str="gevent", worker_connections=12000), 11880),
     (SimpleNamespace(worker_class_str="gevent", worker_connections=100), 84),
 ])
 def test_the_default_limit_keeps_a_reserve_for_short_requests(cfg: Any, limit: int | None) -> None:
