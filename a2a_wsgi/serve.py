@@ -240,7 +240,8 @@ def gunicorn_post_worker_init(worker: Any) -> None:
                       stream_limit=default_stream_limit(cfg))
     try:
         announce(info)
-    except MemoryStoreInManyProcessesError as exc:
+    except (MemoryStoreInManyProcessesError, StoreOpenError) as exc:
+        # (A store that cannot open: an A2A_DB folder that cannot be made, say.)
         # One line, not a traceback per worker; gunicorn's "app failed to load" code
         # makes the master stop instead of booting the worker again.
         print(f"a2a: {exc}", file=sys.stderr, flush=True)
@@ -287,7 +288,7 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
             except StoreOpenError as exc:
                 # One line, not a traceback per worker; gunicorn's "app failed to load"
                 # code makes the master stop instead of booting the worker again.
-                print(f"a2a serve: {exc}", file=sys.stderr, flush=True)
+                print(f"a2a: {exc}", file=sys.stderr, flush=True)
                 sys.exit(_APP_LOAD_ERROR)
             return loaded
 

@@ -96,7 +96,7 @@ def test_a2a_serve_with_an_impossible_folder_says_so_in_one_line(tmp_path: Path)
     finally:
         stop_group(proc)  # gunicorn and any worker left, SIGKILL after a grace period
     assert proc.returncode not in (0, None)
-    line = (f"a2a serve: cannot create the folder {db.parent} for the SQLite file {db}: "
+    line = (f"a2a: cannot create the folder {db.parent} for the SQLite file {db}: "
             "Not a directory")
     assert line in err
     assert "Traceback" not in err and "HaltServer" not in err
