@@ -18,6 +18,9 @@ from ._base import (
 from ._base import (
     TaskState as TaskState,
 )
+from ._base import (
+    evolve as evolve,
+)
 from ._card import (
     AgentCapabilities as AgentCapabilities,
 )
@@ -194,4 +197,5 @@ __all__ = [
     "SecurityScheme",
     "SecurityRequirement",
     "AgentCard",
+    "evolve",
 ]

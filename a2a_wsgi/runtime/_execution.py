@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -22,7 +21,16 @@ from a2a_core.errors import (
     RPCError,
     UnsupportedOperationError,
 )
-from a2a_core.models import Artifact, Message, Part, PushNotificationConfig, Role, Task, TaskState
+from a2a_core.models import (
+    Artifact,
+    Message,
+    Part,
+    PushNotificationConfig,
+    Role,
+    Task,
+    TaskState,
+    evolve,
+)
 from a2a_core.service import CallContext
 from a2a_core.tasks import new_task
 
@@ -120,7 +128,7 @@ class AgentRunner:
         claiming the message's id with the request's ``fingerprint``."""
         task_id = self.changes.new_id("tsk")
         context_id = msg.context_id or self.changes.new_id("ctx")
-        bound = replace(msg, task_id=task_id, context_id=context_id)
+        bound = evolve(msg, task_id=task_id, context_id=context_id)
         return self.register(Run(task_id=task_id, context_id=context_id, scope=scope,
                                  message=bound, history=(bound,), is_new=True, call=call,
                                  push=push, fingerprint=fingerprint))
@@ -341,7 +349,7 @@ class AgentRunner:
         task = new_task(task_id=run.task_id, context_id=run.context_id, message=run.message,
                         timestamp=self._clock())
         if self._updates.generations:  # the snapshot below is generation 1 (preview)
-            task = replace(task, generation=1)
+            task = evolve(task, generation=1)
         if run.push is not None:  # first, so the planner sees it for ``then``'s events
             self._push.put(task.id, run.push, run.scope[1], run.call.version)
         # Only a new task's run has a fingerprint: its creating message is claimed.
