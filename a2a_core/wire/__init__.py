@@ -64,6 +64,7 @@ from ._decode_requests import (
 )
 from ._error_decode import decode_error
 from ._limits import check_request_limits
+from ._quick import quick_send_request
 from .card import decode_card, encode_card
 
 __all__ = [
@@ -249,6 +250,10 @@ def decode_params(
         params = {}
     if not isinstance(params, Mapping):
         raise invalid(path, "params must be an object")
+    if op in _SENDS:  # the plain shape of a send, in one pass (None: anything else)
+        quick = quick_send_request(params, max_parts)
+        if quick is not None:
+            return quick
     request: Request
     if op is Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG:
         request = decode_get_push_config(params, path, version)
@@ -261,6 +266,7 @@ def decode_params(
     return request
 
 
+_SENDS = frozenset({Operation.SEND_MESSAGE, Operation.SEND_STREAMING_MESSAGE})
 _PUSH_REQUESTS = (
     TaskPushNotificationConfig,
     GetTaskPushNotificationConfigRequest,
