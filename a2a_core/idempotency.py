@@ -121,10 +121,12 @@ def _value(value: Any) -> Any:
     kind = value.__class__
     if kind in _SCALARS:  # what _json_value would give back as it is
         return value
-    if kind in _FIELDS or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+    if kind in _FIELDS:
         return _canonical(value)
-    if kind in _ENUMS:
+    if kind in _ENUMS:  # (met below before: not a dataclass)
         return value._value_
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _canonical(value)
     if isinstance(value, enum.Enum):
         _ENUMS.add(kind)
         return value._value_
