@@ -182,9 +182,9 @@ class AgentRunner:
 
     def _finish(self, run: Run) -> None:
         self._keeper.release(run)
-        with run.cond:
+        with run.lock:
             run.done = True
-            run.cond.notify_all()
+            run.notify()
         self._runs.discard(run)
 
     # -- running the agent -------------------------------------------------------------
@@ -256,9 +256,9 @@ class AgentRunner:
         if not run.created:
             reply = Message(message_id=self.changes.new_id("msg"), role=Role.AGENT,
                             parts=outcome.parts, context_id=run.context_id)
-            with run.cond:
+            with run.lock:
                 run.reply = reply
-                run.cond.notify_all()
+                run.notify()
         elif run.is_new:
             self._apply_late(run, self.changes.completion(outcome.parts, artifact_id=None))
         else:
@@ -359,12 +359,12 @@ class AgentRunner:
         lease = None if run.leased else self._keeper.claim(run.call)
         stored = self._updates.create(task, run.scope, then, message_id=message_id,
                                       fingerprint=run.fingerprint, lease=lease)
-        with run.cond:
+        with run.lock:
             run.leased = run.leased or lease is not None
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)
             run.latest = stored
-            run.cond.notify_all()
+            run.notify()
 
     def _ensure_working(self, run: Run) -> None:
         """Make sure the task exists and has left SUBMITTED (agents run on WORKING tasks).
@@ -381,8 +381,9 @@ class AgentRunner:
     def _apply_late(self, run: Run, change: Change) -> None:
         """Apply an agent-side change; drop it when the task became terminal meanwhile."""
         try:
-            stored = retry_outage(partial(self._updates.update, run.task_id, run.scope, change),
-                                  task_id=run.task_id)
+            # The run's newest task is the first try's (no read unless someone else wrote).
+            stored = retry_outage(partial(self._updates.update, run.task_id, run.scope, change,
+                                          known=run.latest), task_id=run.task_id)
         except (InvalidTransitionError, UnsupportedOperationError):
             current = self._updates.store.load(run.task_id, owner=run.scope[0],
                                                tenant=run.scope[1])
@@ -396,6 +397,6 @@ class AgentRunner:
 
 def _keep_latest(run: Run, stored: StoredTask) -> None:
     """Remember the newest version of the task the run has seen (agents may emit from threads)."""
-    with run.cond:
+    with run.lock:
         if run.latest is None or stored.version >= run.latest.version:
             run.latest = stored

@@ -17,7 +17,37 @@ from ..agent import AgentContext
 from ..stores import StoredTask
 from ._defaults import Scope
 
-__all__ = ["Run", "RunRegistry"]
+__all__ = ["Run", "RunRegistry", "Signal"]
+
+
+class Signal(threading.Condition):
+    """A Condition that counts its waiters, so a notify with nobody waiting is skipped.
+
+    Most runs (every blocking send) are never waited on, yet each commit on
+    their task pokes them. ``waiting`` changes only under the lock (``wait``
+    holds it on entry and again on return), so a notifier holding the lock
+    reads it exactly: a waiter counted is one that checked its predicate
+    before the notifier took the lock, and is woken.
+    """
+
+    def __init__(self, lock: threading.RLock) -> None:
+        super().__init__(lock)
+        self.waiting = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waiting += 1
+        try:
+            return super().wait(timeout)
+        finally:
+            self.waiting -= 1
+
+    def notify_all(self) -> None:
+        if self.waiting:
+            super().notify_all()
+
+    def notify(self, n: int = 1) -> None:
+        if self.waiting:
+            super().notify(n)
 
 
 class Run:
@@ -46,7 +76,9 @@ class Run:
         self.leased = False
         #: Set when the agent's run begins (before: queued in the pool).
         self.started = False
-        self.cond = threading.Condition()
+        #: Guards the run's state below; ``cond`` (on this lock) wakes whoever waits on it.
+        self.lock = threading.RLock()
+        self.cond = Signal(self.lock)
         #: Set when the streaming client went away: stop consuming the agent's iterator.
         self.detached = threading.Event()
         self.context = AgentContext(
@@ -78,8 +110,14 @@ class Run:
 
     def poke(self) -> None:
         """Wake whoever waits on this run: something was committed or it ended."""
-        with self.cond:
+        with self.lock:
             self.ticks += 1
+            if self.cond.waiting:
+                self.cond.notify_all()
+
+    def notify(self) -> None:
+        """Wake whoever waits on this run after a change of its state (hold ``lock``)."""
+        if self.cond.waiting:
             self.cond.notify_all()
 
     def moved_on(self, ticks: int) -> bool:

@@ -88,19 +88,25 @@ class TaskUpdates:
                                   tenant=scope[1], events=events, outbox=outbox,
                                   message_id=message_id, fingerprint=fingerprint,
                                   lease=lease)
-        self._committed(None, task)
+        self._reported(None, task)
         if updated is not task:
-            self._committed(task, updated)
+            self._reported(task, updated)
+        self._poke(updated.id)  # once for both: a waiter reads the task as it is now
         self._outbox_written(outbox)
         return StoredTask(updated, version, len(events))
 
     def update(self, task_id: str, scope: Scope, change: Change, *,
-               lease: LeaseClaim | None = None) -> StoredTask:
+               lease: LeaseClaim | None = None, known: StoredTask | None = None) -> StoredTask:
         """Read, change, compare-and-set; retry on conflict (runtime Rule 1).
 
-        ``lease`` leases the task in the save that writes the change."""
+        ``lease`` leases the task in the save that writes the change. ``known`` is
+        the task as this caller last saved or read it through ``scope``: the first
+        try changes it without a read (if it is no longer the stored version, the
+        save conflicts and the next try reads)."""
         for _ in range(CAS_RETRIES):
-            stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
+            stored = known if known is not None and known.task.id == task_id else (
+                self.store.load(task_id, owner=scope[0], tenant=scope[1]))
+            known = None
             if stored is None:
                 raise TaskNotFoundError(f"Task {task_id} not found")
             updated, events = change(stored.task)
@@ -176,10 +182,16 @@ class TaskUpdates:
 
     def _committed(self, old: Task | None, new: Task) -> None:
         """After a save: report the transition, wake this process's streams."""
+        self._reported(old, new)
+        self._poke(new.id)
+
+    def _reported(self, old: Task | None, new: Task) -> None:
         transition = transitions_between(old, new)
         if transition is not None:
             self._report(transition)
-        for run in self._runs.of(new.id):
+
+    def _poke(self, task_id: str) -> None:
+        for run in self._runs.of(task_id):
             run.poke()
 
     def _report(self, transition: TransitionEvent) -> None:
