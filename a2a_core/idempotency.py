@@ -125,6 +125,8 @@ def _value(value: Any) -> Any:
         return _canonical(value)
     if kind in _ENUMS:  # (met below before: not a dataclass)
         return value._value_
+    if kind is tuple or kind is list:  # (exactly: a dataclass may subclass one)
+        return [_value(item) for item in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _canonical(value)
     if isinstance(value, enum.Enum):

@@ -131,9 +131,12 @@ AUTH_METADATA_KEY = "a2a.auth"
 RESERVED_METADATA_KEYS: frozenset[str] = frozenset({AUTH_METADATA_KEY})
 
 
+_NO_STATES: frozenset[TaskState] = frozenset()
+
+
 def can_transition(a: TaskState, b: TaskState) -> bool:
     """True when the table lets a task in state ``a`` move to ``b``."""
-    return b in TRANSITIONS.get(a, frozenset())
+    return b in TRANSITIONS.get(a, _NO_STATES)
 
 
 # -- building and updating tasks -------------------------------------------------------
@@ -173,7 +176,7 @@ def new_task(
 def _check_transition(task: Task, target: TaskState) -> None:
     """Raise InvalidTransitionError unless the table allows ``task`` to reach ``target``."""
     current = task.status.state
-    if not can_transition(current, target):
+    if target not in TRANSITIONS.get(current, _NO_STATES):  # (can_transition, inlined)
         raise InvalidTransitionError(
             f"task {task.id!r} cannot go from {current.name} to {target.name}"
         )

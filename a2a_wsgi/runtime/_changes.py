@@ -122,9 +122,10 @@ class Changes:
                 events = (TaskArtifactUpdateEvent(task_id=task.id, context_id=task.context_id,
                                                   artifact=artifact, last_chunk=True),)
                 task = apply_event(task, events[0])
-            if parts:
+            if parts:  # (bound to the task already: append_message need not copy it)
                 task = append_message(task, Message(message_id=reply_id, role=Role.AGENT,
-                                                    parts=tuple(parts)))
+                                                    parts=tuple(parts), task_id=task.id,
+                                                    context_id=task.context_id))
             done, status_events = complete(task)
             return done, events + status_events
 

@@ -8,6 +8,7 @@ After each save the transition is reported and this process's runs are poked.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -17,7 +18,7 @@ from a2a_core.models import StreamEvent, Task
 from a2a_core.tasks import TransitionEvent, transitions_between
 
 from ..stores import ConflictError, LeaseClaim, OutboxEntry, StoredTask, TaskStore
-from ..telemetry import outbox_written, task_transition, traced_outbox
+from ..telemetry import outbox_written, task_transition, traced_outbox, transitions_wanted
 from ._defaults import CAS_RETRIES, Change, PushPlanner, Scope, log
 from ._generations import stamped
 from ._runs import RunRegistry
@@ -88,9 +89,10 @@ class TaskUpdates:
                                   tenant=scope[1], events=events, outbox=outbox,
                                   message_id=message_id, fingerprint=fingerprint,
                                   lease=lease)
-        self._reported(None, task)
-        if updated is not task:
-            self._reported(task, updated)
+        if updated is task:
+            self._reported(None, task)
+        else:
+            self._reported(None, task, updated)
         self._poke(updated.id)  # once for both: a waiter reads the task as it is now
         self._outbox_written(outbox)
         return StoredTask(updated, version, len(events))
@@ -185,10 +187,15 @@ class TaskUpdates:
         self._reported(old, new)
         self._poke(new.id)
 
-    def _reported(self, old: Task | None, new: Task) -> None:
-        transition = transitions_between(old, new)
-        if transition is not None:
-            self._report(transition)
+    def _reported(self, *chain: Task | None) -> None:
+        """Report the transitions along ``chain`` (None first: the task was just created)."""
+        if self._on_transition is None and not transitions_wanted():
+            return  # nobody listens: no transition to build
+        for old, new in itertools.pairwise(chain):
+            assert new is not None
+            transition = transitions_between(old, new)
+            if transition is not None:
+                self._report(transition)
 
     def _poke(self, task_id: str) -> None:
         for run in self._runs.of(task_id):
