@@ -59,11 +59,13 @@ def request_fingerprint(request: SendMessageRequest) -> str:
                           else _default_configuration()),
         "metadata": _json_value(request.metadata) if request.metadata else None,
     }
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=True)
+    text = _ENCODER.encode(canonical)
     return hashlib.sha256(f"{FINGERPRINT_SCHEME}\n{text}".encode("ascii")).hexdigest()
 
 
+#: The canonical text's encoder (json.dumps would build this one on every call).
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                            allow_nan=True)
 #: Absent means "no default": the field is required and always encoded.
 _REQUIRED = object()
 #: Model type -> a getter of its compared fields' values (one tuple), and the (name,

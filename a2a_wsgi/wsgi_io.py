@@ -162,7 +162,9 @@ def plain(status: int, text: str, start_response: StartResponse) -> list[bytes]:
 
 
 def _status_line(status: int) -> str:
-    try:
-        return f"{status} {HTTPStatus(status).phrase}"
-    except ValueError:
-        return f"{status} Unknown"
+    line = _STATUS_LINES.get(status)
+    return line if line is not None else f"{status} Unknown"
+
+
+#: "200 OK" and the like, for every status HTTPStatus knows (worked out once).
+_STATUS_LINES: dict[int, str] = {s.value: f"{s.value} {s.phrase}" for s in HTTPStatus}

@@ -158,6 +158,8 @@ class TaskUpdates:
 
     def _bounded(self, task: Task) -> Task:
         """Keep the newest ``max_history`` messages and ``max_artifacts`` artifacts."""
+        if self._max_history is None and self._max_artifacts is None:
+            return task
         if self._max_history is not None and len(task.history) > self._max_history:
             task = replace(task, history=task.history[len(task.history) - self._max_history:])
         if self._max_artifacts is not None and len(task.artifacts) > self._max_artifacts:
@@ -178,8 +180,10 @@ class TaskUpdates:
         return traced_outbox(tuple(self._push_planner(task, numbered, configs)))
 
     def _outbox_written(self, outbox: Sequence[OutboxEntry]) -> None:
+        if not outbox:  # (most saves queue no webhook POST: nothing to count or wake)
+            return
         outbox_written(len(outbox))
-        if outbox and self._on_outbox is not None:
+        if self._on_outbox is not None:
             self._on_outbox()
 
     def _committed(self, old: Task | None, new: Task) -> None:

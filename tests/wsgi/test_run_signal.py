@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from a2a_wsgi.runtime._runs import Signal
+from a2a_wsgi._wakeups import Signal
 
 
 def test_a_waiter_is_counted_while_it_waits_and_woken_by_a_notify() -> None:
