@@ -135,8 +135,11 @@ def strict_loads(body: bytes | str, max_depth: int) -> Any:
             text = body.decode("utf-8")  # raw surrogates (ED A0 80) fail here too
         except UnicodeDecodeError as exc:
             raise StrictJSONError(f"invalid UTF-8 at byte {exc.start}") from None
+        # Decoding bytes already refused raw surrogates; escaped ones need a "\\u".
+        maybe_surrogate = "\\u" in text
     else:
         text = body
+        maybe_surrogate = True
         if text.startswith("\ufeff"):  # what json.loads says of it (the decoder does not look)
             raise StrictJSONError("Unexpected UTF-8 BOM (decode using utf-8-sig) at position 0")
     # Both scans below are in Python; skip them when they cannot find anything
@@ -152,8 +155,6 @@ def strict_loads(body: bytes | str, max_depth: int) -> Any:
         raise
     except (ValueError, RecursionError):  # not expected; never show Python's text
         raise StrictJSONError("not a JSON text we can read") from None
-    # Decoding bytes already refused raw surrogates; escaped ones need a "\\u".
-    maybe_surrogate = not isinstance(body, bytes) or "\\u" in text
     if maybe_surrogate and _has_lone_surrogate(value):
         raise StrictJSONError("lone UTF-16 surrogate in a string")
     return value

@@ -248,7 +248,7 @@ def decode_params(
     check_version(version)
     if params is None and op is Operation.GET_EXTENDED_AGENT_CARD:
         params = {}
-    if not isinstance(params, Mapping):
+    if params.__class__ is not dict and not isinstance(params, Mapping):
         raise invalid(path, "params must be an object")
     if op in _SENDS:  # the plain shape of a send, in one pass (None: anything else)
         quick = quick_send_request(params, max_parts)

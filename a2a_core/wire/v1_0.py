@@ -66,7 +66,7 @@ DATA_METADATA_KEY = "data"
 def encode_part(part: Part) -> dict[str, Any]:
     """Exactly one content member; ``data`` may be any JSON value (null and [] included)."""
     out: dict[str, Any]
-    if isinstance(part, TextPart):
+    if part.__class__ is TextPart or isinstance(part, TextPart):  # (most parts: no call)
         out = {"text": part.text}
     elif isinstance(part, FilePart):
         out = {"raw": encode_bytes(part.raw)} if part.raw is not None else {"url": part.url}

@@ -24,7 +24,13 @@ from a2a_core.models import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from a2a_core.tasks import ACTIVE_STATES, append_message, apply_event
+from a2a_core.tasks import (
+    ACTIVE_STATES,
+    INTERRUPTED_STATES,
+    TERMINAL_STATES,
+    append_message,
+    apply_event,
+)
 
 from ..agent import to_parts
 from ._defaults import Change
@@ -32,6 +38,8 @@ from ._defaults import Change
 __all__ = ["Changes", "unless_terminal"]
 
 _Result = tuple[Task, tuple[StreamEvent, ...]]
+#: The states whose status update is ``final`` (0.3): terminal or interrupted.
+_FINAL_STATES = TERMINAL_STATES | INTERRUPTED_STATES
 
 
 def unless_terminal(change: Change) -> Change:
@@ -56,7 +64,7 @@ class Changes:
             status = TaskStatus(state=state, message=message, timestamp=self.clock())
             event = TaskStatusUpdateEvent(
                 task_id=task.id, context_id=task.context_id, status=status,
-                final=state.is_terminal or state.is_interrupted,
+                final=state in _FINAL_STATES,
             )
             updated = apply_event(task, event)
             return (task, ()) if updated is task else (updated, (event,))
