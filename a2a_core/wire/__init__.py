@@ -15,7 +15,8 @@ path and ``field_violations``: there the fault is the agent's, not ours.
 The Agent Card codec lives in :mod:`.card`; ``encode``/``decode`` delegate to it.
 
 Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._limits`
-(the caps on what a client sends, applied to requests only), :mod:`._json`
+(the caps on what a client sends, applied to requests only), :mod:`._quick`
+(plain SendMessage params decoded and capped in one pass), :mod:`._json`
 (timestamps, base64, omitted members), :mod:`._enums` (state and role
 spellings), :mod:`._fields` (the path-tracking reader), :mod:`._decode` and
 :mod:`._decode_requests` (the tolerant decoders), :mod:`._error_decode` (error
