@@ -62,11 +62,9 @@ from ._updates import TaskUpdates
 __all__ = ["AgentRunner"]
 
 #: Outcomes that move the task to a state with the agent's parts as status message.
-_PROMPT_STATES: dict[type, TaskState] = {
-    InputRequired: TaskState.INPUT_REQUIRED,
-    AuthRequired: TaskState.AUTH_REQUIRED,
-    Rejected: TaskState.REJECTED,
-}
+_PROMPT_STATES: dict[type, TaskState] = {InputRequired: TaskState.INPUT_REQUIRED,
+                                         AuthRequired: TaskState.AUTH_REQUIRED,
+                                         Rejected: TaskState.REJECTED}
 
 
 class _RunUpdater:
@@ -379,11 +377,10 @@ class AgentRunner:
             self._apply_late(run, self.changes.leave_submitted())
 
     def _apply_late(self, run: Run, change: Change) -> None:
-        """Apply an agent-side change; drop it when the task became terminal meanwhile."""
+        """Apply an agent-side change (to the run's newest task); drop it if the task ended."""
         try:
-            # The run's newest task is the first try's (no read unless someone else wrote).
-            stored = retry_outage(partial(self._updates.update, run.task_id, run.scope, change,
-                                          known=run.latest), task_id=run.task_id)
+            write = partial(self._updates.update, run.task_id, run.scope, change, known=run.latest)
+            stored = retry_outage(write, task_id=run.task_id)
         except (InvalidTransitionError, UnsupportedOperationError):
             current = self._updates.store.load(run.task_id, owner=run.scope[0],
                                                tenant=run.scope[1])
