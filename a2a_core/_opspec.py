@@ -81,6 +81,8 @@ class OperationSpec(Generic[Req, Res]):
     decode_result: codecs.ResultDecoder[Res]
     #: The caps the params are held to.
     limits: Limits
+    #: A one-pass decoder for the common shape of the params (None: none), tried first.
+    quick_decode: codecs.QuickDecoder[Req] | None = None
     #: HTTP+JSON routes; where there are two methods, the first is the one the client sends.
     routes: tuple[Route, ...] = ()
     #: The answer is an SSE stream (stream admission applies).

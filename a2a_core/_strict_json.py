@@ -116,6 +116,16 @@ def _has_lone_surrogate(value: Any) -> bool:
     return False
 
 
+#: One decoder for every call (json.loads would build one per call); it keeps no state
+#: between texts that matters (the C scanner's memo only interns keys).
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_unique_object,
+    parse_constant=_reject_constant,
+    parse_float=_finite_float,
+    parse_int=_bounded_int,
+)
+
+
 def strict_loads(body: bytes | str, max_depth: int) -> Any:
     """Decode a strict JSON text or raise StrictJSONError saying why not, in our words."""
     if isinstance(body, bytes):
@@ -125,29 +135,26 @@ def strict_loads(body: bytes | str, max_depth: int) -> Any:
             text = body.decode("utf-8")  # raw surrogates (ED A0 80) fail here too
         except UnicodeDecodeError as exc:
             raise StrictJSONError(f"invalid UTF-8 at byte {exc.start}") from None
+        # Decoding bytes already refused raw surrogates; escaped ones need a "\\u".
+        maybe_surrogate = "\\u" in text
     else:
         text = body
+        maybe_surrogate = True
+        if text.startswith("\ufeff"):  # what json.loads says of it (the decoder does not look)
+            raise StrictJSONError("Unexpected UTF-8 BOM (decode using utf-8-sig) at position 0")
     # Both scans below are in Python; skip them when they cannot find anything
     # (the common case): they are most of the parse cost of a small request.
     brackets = text.count("[") + text.count("{")
     if brackets > max_depth and _nesting_depth_exceeds(text, max_depth):
         raise StrictJSONError(f"nesting deeper than {max_depth}")
     try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_unique_object,
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-            parse_int=_bounded_int,
-        )
+        value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"{exc.msg} at position {exc.pos}") from None
     except StrictJSONError:
         raise
     except (ValueError, RecursionError):  # not expected; never show Python's text
         raise StrictJSONError("not a JSON text we can read") from None
-    # Decoding bytes already refused raw surrogates; escaped ones need a "\\u".
-    maybe_surrogate = not isinstance(body, bytes) or "\\u" in text
     if maybe_surrogate and _has_lone_surrogate(value):
         raise StrictJSONError("lone UTF-16 surrogate in a string")
     return value

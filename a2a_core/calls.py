@@ -153,7 +153,7 @@ class CallPipeline:
         identity: Any,
         tenant: str | None = None,
     ) -> CallContext:
-        if tenant is None and isinstance(params.get("tenant"), str):
+        if tenant is None and "tenant" in params and isinstance(params["tenant"], str):
             tenant = params["tenant"]
         return CallContext(
             version=version,
@@ -171,9 +171,9 @@ class CallPipeline:
         self, per_request: Mapping[str, Any] | None, params: Mapping[str, Any], identity: Any
     ) -> Mapping[str, Any] | None:
         from_params = params.get("metadata")
-        merged = merge_metadata(
-            self.metadata, per_request, from_params if isinstance(from_params, Mapping) else None
-        )
+        if from_params is not None and not isinstance(from_params, Mapping):
+            from_params = None
+        merged = merge_metadata(self.metadata, per_request, from_params)
         if identity is None:
             return merged
         return with_identity(merged, identity)

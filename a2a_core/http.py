@@ -48,6 +48,14 @@ class Headers:
         for name, value in pairs:
             self._items.setdefault(name.lower(), []).append(value)
 
+    @classmethod
+    def of_lowercase(cls, items: dict[str, list[str]]) -> Headers:
+        """Headers from their inner form: lower-case names -> values, in order (the dict
+        is taken as it is, not copied). For an adapter that builds it in one pass."""
+        headers = cls.__new__(cls)
+        headers._items = items
+        return headers
+
     def get(self, name: str, default: str | None = None) -> str | None:
         """The first value of ``name``."""
         values = self._items.get(name.lower())

@@ -32,7 +32,8 @@ import dataclasses
 import enum
 import hashlib
 import json
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .models import SendMessageConfiguration, SendMessageRequest
@@ -51,30 +52,45 @@ def request_fingerprint(request: SendMessageRequest) -> str:
     """The sha256 (64 hex digits) of ``request``'s canonical encoding (module docstring)."""
     message = _canonical(request.message)
     del message["message_id"]
+    configuration = request.configuration
     canonical = {
         "message": message,
-        "configuration": _canonical(request.configuration or _DEFAULT_CONFIGURATION),
-        "metadata": _json_value(request.metadata or None),
+        "configuration": (_canonical(configuration) if configuration is not None
+                          else _default_configuration()),
+        "metadata": _json_value(request.metadata) if request.metadata else None,
     }
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=True)
+    text = _ENCODER.encode(canonical)
     return hashlib.sha256(f"{FINGERPRINT_SCHEME}\n{text}".encode("ascii")).hexdigest()
 
 
-_DEFAULT_CONFIGURATION = SendMessageConfiguration()
+#: The canonical text's encoder (json.dumps would build this one on every call).
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                            allow_nan=True)
 #: Absent means "no default": the field is required and always encoded.
 _REQUIRED = object()
-#: Model type -> (field name, its default) of each compared field, worked out once per type.
-_FIELDS: dict[type, tuple[tuple[str, Any], ...]] = {}
+#: Model type -> a getter of its compared fields' values (one tuple), and the (name,
+#: default) of each of those fields: worked out once per type.
+_FIELDS: dict[type, tuple[Callable[[Any], tuple[Any, ...]], tuple[tuple[str, Any], ...]]] = {}
+#: The canonical form of "no configuration" (the default one), worked out once.
+_DEFAULT_CANONICAL: list[dict[str, Any]] = []
 
 
-def _fields_of(kind: type) -> tuple[tuple[str, Any], ...]:
-    found = _FIELDS.get(kind)
-    if found is None:
-        found = _FIELDS[kind] = tuple(
-            (field.name, _default(field)) for field in dataclasses.fields(kind)
-            if field.compare)  # compare=False: server bookkeeping, not part of what was asked
-    return found
+def _default_configuration() -> dict[str, Any]:
+    if not _DEFAULT_CANONICAL:
+        _DEFAULT_CANONICAL.append(_canonical(SendMessageConfiguration()))
+    return _DEFAULT_CANONICAL[0]
+
+
+def _fields_of(kind: type) -> tuple[Callable[[Any], tuple[Any, ...]], tuple[tuple[str, Any], ...]]:
+    compared = tuple(
+        (field.name, _default(field)) for field in dataclasses.fields(kind)
+        if field.compare)  # compare=False: server bookkeeping, not part of what was asked
+    getter = operator.attrgetter(*(name for name, _ in compared))  # (models have fields)
+    read: Callable[[Any], tuple[Any, ...]] = getter
+    if len(compared) == 1:  # attrgetter of one name gives the value, not a 1-tuple
+        def read(model: Any) -> tuple[Any, ...]:
+            return (getter(model),)
+    return read, compared
 
 
 def _default(field: dataclasses.Field[Any]) -> Any:
@@ -88,25 +104,36 @@ def _default(field: dataclasses.Field[Any]) -> Any:
 def _canonical(model: Any) -> dict[str, Any]:
     """A model object as a JSON object: its type, and each field not at its default
     (an empty mapping where the default is None, i.e. empty metadata, counts as default)."""
-    out: dict[str, Any] = {_TYPE: type(model).__name__}
-    for name, default in _fields_of(type(model)):
-        value = getattr(model, name)
+    kind = model.__class__
+    if kind not in _FIELDS:
+        _FIELDS[kind] = _fields_of(kind)
+    read, compared = _FIELDS[kind]
+    out: dict[str, Any] = {_TYPE: kind.__name__}
+    for (name, default), value in zip(compared, read(model), strict=True):
         if default is not _REQUIRED and (
                 value == default
                 or (default is None and isinstance(value, Mapping) and not value)):
             continue
-        out[name] = _value(value)
+        out[name] = value if value.__class__ in _SCALARS else _value(value)
     return out
 
 
 def _value(value: Any) -> Any:
     """A field's value: models by :func:`_canonical`, bytes as base64, the rest as JSON."""
-    if value.__class__ in _SCALARS:  # what _json_value would give back as it is
+    kind = value.__class__
+    if kind in _SCALARS:  # what _json_value would give back as it is
         return value
+    if kind in _FIELDS:
+        return _canonical(value)
+    if kind in _ENUMS:  # (met below before: not a dataclass)
+        return value._value_
+    if kind is tuple or kind is list:  # (exactly: a dataclass may subclass one)
+        return [_value(item) for item in value]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _canonical(value)
     if isinstance(value, enum.Enum):
-        return value.value
+        _ENUMS.add(kind)
+        return value._value_
     if isinstance(value, (bytes, bytearray)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, (list, tuple)):
@@ -114,6 +141,8 @@ def _value(value: Any) -> Any:
     return _json_value(value)
 
 
+#: Enum types met so far (an isinstance check against Enum is a slow path).
+_ENUMS: set[type] = set()
 #: Exact types that are JSON as they are (subclasses such as IntEnum take the long way).
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 

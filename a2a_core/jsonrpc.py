@@ -119,6 +119,7 @@ def _valid_id(value: Any) -> bool:
     """JSON-RPC ids are strings, integers or null; bool is an int subclass in Python."""
     return (
         value is None
+        or value.__class__ is str or value.__class__ is int  # (the usual ids: no call)
         or isinstance(value, str)
         or (isinstance(value, int) and not isinstance(value, bool))
     )
@@ -156,27 +157,30 @@ def parse_request(
 
 def _request_from_value(value: Any, allow_notifications: bool) -> RPCRequest:
     """Check the envelope of an already decoded JSON value."""
-    if isinstance(value, list):
-        _fail(InvalidRequestError("Batch requests are not supported by A2A"))
-    if not isinstance(value, dict):
-        _fail(InvalidRequestError("A JSON-RPC request must be a JSON object"))
+    if value.__class__ is not dict:  # (what a JSON object decodes to)
+        if isinstance(value, list):
+            _fail(InvalidRequestError("Batch requests are not supported by A2A"))
+        if not isinstance(value, dict):
+            _fail(InvalidRequestError("A JSON-RPC request must be a JSON object"))
     has_id = "id" in value
     raw_id = value.get("id")
-    request_id: RequestId = raw_id if _acceptable_id(raw_id) else None
+    acceptable = _acceptable_id(raw_id)
+    request_id: RequestId = raw_id if acceptable else None
     if value.get("jsonrpc") != JSONRPC_VERSION:
         _fail(_invalid("jsonrpc", 'must be exactly "2.0"'), request_id)
     method = value.get("method")
-    if not isinstance(method, str) or not method:
+    if not method or not (method.__class__ is str or isinstance(method, str)):
         _fail(_invalid("method", "must be a non-empty string"), request_id)
-    if not _acceptable_id(raw_id):
+    if not acceptable:
         _fail(_invalid("id", _ID_RULE))
     if not has_id and not allow_notifications:
         _fail(_invalid("id", "is required: A2A defines no notifications"))
     params = value.get("params")
-    if isinstance(params, list):
-        _fail(InvalidParamsError("params must be an object, not an array"), request_id)
-    if params is not None and not isinstance(params, dict):
-        _fail(_invalid("params", "must be an object"), request_id)
+    if params is not None and params.__class__ is not dict:
+        if isinstance(params, list):
+            _fail(InvalidParamsError("params must be an object, not an array"), request_id)
+        if not isinstance(params, dict):
+            _fail(_invalid("params", "must be an object"), request_id)
     return RPCRequest(id=request_id, method=method, params=params, is_notification=not has_id)
 
 
@@ -220,9 +224,11 @@ def error_response_dict(id: RequestId, error_obj: Mapping[str, Any]) -> dict[str
 
 def _dumps(envelope: dict[str, Any]) -> bytes:
     """Compact UTF-8 JSON; NaN or a lone surrogate in our own output is a ValueError."""
-    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode(
-        "utf-8"
-    )
+    return _ENCODER.encode(envelope).encode("utf-8")
+
+
+#: What json.dumps would build for each call (an encoder keeps no state between calls).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def encode_response(id: RequestId, result: Any) -> bytes:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from .errors import InternalError, RPCError
 from .models import Message, Task, TaskStatusUpdateEvent
@@ -159,13 +159,18 @@ def _is_final(event: Any) -> bool:
 
 
 def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    # (absent and "" answer without a call; an exact str with none: every request asks)
+    return value if value and (value.__class__ is str or isinstance(value, str)) else None
+
+
+def _is_object(value: object) -> TypeGuard[Mapping[str, Any]]:
+    return value.__class__ is dict or isinstance(value, Mapping)
 
 
 def _named_ids(operation: AnyOperation, params: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """The task and context a call's params name (the JSON members both versions share)."""
     message = params.get("message")
-    if isinstance(message, Mapping):
+    if message is not None and _is_object(message):
         return _text(message.get("taskId")), _text(message.get("contextId"))
     task_id = _text(params.get("taskId"))
     if task_id is None and operation.task_in_id:
@@ -175,15 +180,15 @@ def _named_ids(operation: AnyOperation, params: Mapping[str, Any]) -> tuple[str 
 
 def _result_ids(outcome: Result) -> tuple[str | None, str | None]:
     """The task and context of a task or message result, 1.0-wrapped or 0.3-bare."""
-    value = outcome.value
-    if not isinstance(value, Mapping):
+    value: object = outcome.value
+    if not _is_object(value):
         return None, None
     if len(value) == 1:
-        value = next(iter(value.values()))  # 1.0 {"task": ...} / {"message": ...}
-        if not isinstance(value, Mapping):
+        for inner in value.values():  # 1.0 {"task": ...} / {"message": ...}
+            value = inner
+        if not _is_object(value):
             return None, None
-    is_task = "status" in value
-    task_id = value.get("id") if is_task else value.get("taskId")
+    task_id = value.get("id") if "status" in value else value.get("taskId")
     return _text(task_id), _text(value.get("contextId"))
 
 

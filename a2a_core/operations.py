@@ -194,6 +194,8 @@ class Operations:
             # words in the agent's mouth (in history, and in what the agent reads back).
             raise InvalidParamsError("params.message.role: a client sends user messages only")
         request = generations.ignored(request, ctx)
+        if not activated.pairs:  # no extension active: no hook to run
+            return request
         message, _ = activated.apply_request(request.message, dict(params))
         return replace(request, message=message)
 
@@ -218,7 +220,9 @@ class Operations:
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
             result = trim_history(result, request.configuration.history_length)
-        result = activated.apply_response(generations.hidden(result, ctx), dict(params))
+        result = generations.hidden(result, ctx)
+        if activated.pairs:
+            result = activated.apply_response(result, dict(params))
         return Result(wire.encode_result(Operation.SEND_MESSAGE, result, ctx.version))
 
     @_handles(Operation.SEND_STREAMING_MESSAGE)

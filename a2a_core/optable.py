@@ -68,6 +68,7 @@ from .wire import _codecs as codecs
 from .wire._decode import decode_stream_event, decode_task, decode_task_push_config
 from .wire._decode_requests import decode_list_push_configs_response, decode_list_tasks_response
 from .wire._limits import Limits as Limits
+from .wire._quick import quick_send_request
 
 __all__ = [
     "OPERATIONS",
@@ -95,6 +96,7 @@ class Operation:
         name="SendMessage", name_0_3="message/send",
         request=SendMessageRequest, results=(Task, Message),
         decode_request=codecs.request_decoder(SendMessageRequest),
+        quick_decode=quick_send_request,
         encode_result=codecs.encode_event, decode_result=codecs.decode_send_result,
         limits=Limits.SEND, routes=(Route("POST", ("message:send",), body=True),),
         authorize=AuthorizeOperation.GET, repeatable=True,
@@ -104,6 +106,7 @@ class Operation:
             name="SendStreamingMessage", name_0_3="message/stream",
             request=SendMessageRequest, results=_EVENTS,
             decode_request=codecs.request_decoder(SendMessageRequest),
+            quick_decode=quick_send_request,
             encode_result=codecs.encode_event, decode_result=decode_stream_event,
             limits=Limits.SEND, routes=(Route("POST", ("message:stream",), body=True),),
             streams=True, needs=Capability.STREAMING,

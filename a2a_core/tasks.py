@@ -61,8 +61,8 @@ storage and time and passes ids and timestamps in.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -76,6 +76,7 @@ from .models import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
+    evolve,
 )
 
 __all__ = [
@@ -130,9 +131,12 @@ AUTH_METADATA_KEY = "a2a.auth"
 RESERVED_METADATA_KEYS: frozenset[str] = frozenset({AUTH_METADATA_KEY})
 
 
+_NO_STATES: frozenset[TaskState] = frozenset()
+
+
 def can_transition(a: TaskState, b: TaskState) -> bool:
     """True when the table lets a task in state ``a`` move to ``b``."""
-    return b in TRANSITIONS.get(a, frozenset())
+    return b in TRANSITIONS.get(a, _NO_STATES)
 
 
 # -- building and updating tasks -------------------------------------------------------
@@ -148,7 +152,7 @@ def _bind(message: Message, task_id: str, context_id: str) -> Message:
         )
     if message.task_id == task_id and message.context_id == context_id:
         return message
-    return replace(message, task_id=task_id, context_id=context_id)
+    return evolve(message, task_id=task_id, context_id=context_id)
 
 
 def new_task(
@@ -172,7 +176,7 @@ def new_task(
 def _check_transition(task: Task, target: TaskState) -> None:
     """Raise InvalidTransitionError unless the table allows ``task`` to reach ``target``."""
     current = task.status.state
-    if not can_transition(current, target):
+    if target not in TRANSITIONS.get(current, _NO_STATES):  # (can_transition, inlined)
         raise InvalidTransitionError(
             f"task {task.id!r} cannot go from {current.name} to {target.name}"
         )
@@ -184,20 +188,22 @@ def apply_status(task: Task, status: TaskStatus) -> Task:
     Raises InvalidTransitionError when the table forbids the change. A re-cancel
     of a CANCELED task returns the task unchanged.
     """
-    _check_transition(task, status.state)
-    if task.status.state is TaskState.CANCELED:
+    current = task.status.state
+    if status.state not in TRANSITIONS.get(current, _NO_STATES):  # (_check_transition, inlined)
+        _check_transition(task, status.state)  # raises
+    if current is TaskState.CANCELED:
         return task
     message = status.message
-    history = tuple(task.history)
+    history = task.history  # a tuple (models freeze their sequences)
     if message is not None:
         message = _bind(message, task.id, task.context_id)
-        status = replace(status, message=message)
+        status = evolve(status, message=message)
         if message.role is Role.AGENT and not _is_last(history, message):
-            history += (message,)
-    return replace(task, status=status, history=history)
+            history = (*history, message)
+    return evolve(task, status=status, history=history)
 
 
-def _is_last(history: tuple[Message, ...], message: Message) -> bool:
+def _is_last(history: Sequence[Message], message: Message) -> bool:
     """Is ``message`` (by id) already the newest history entry?"""
     return bool(history) and history[-1].message_id == message.message_id
 
@@ -215,24 +221,24 @@ def apply_event(task: Task, event: TaskStatusUpdateEvent | TaskArtifactUpdateEve
         raise InvalidTransitionError(
             f"task {task.id!r} is {task.status.state.name}: no artifact update allowed"
         )
-    return replace(task, artifacts=_merge_artifact(tuple(task.artifacts), event))
+    return evolve(task, artifacts=_merge_artifact(task.artifacts, event))
 
 
 def _merge_artifact(
-    artifacts: tuple[Artifact, ...], event: TaskArtifactUpdateEvent
+    artifacts: Sequence[Artifact], event: TaskArtifactUpdateEvent
 ) -> tuple[Artifact, ...]:
     """Replace, extend or add the event's artifact, keyed by artifact_id (Rule 4)."""
     new = event.artifact
     for i, old in enumerate(artifacts):
         if old.artifact_id == new.artifact_id:
             merged = _extend_artifact(old, new) if event.append else new
-            return artifacts[:i] + (merged,) + artifacts[i + 1 :]
-    return artifacts + (new,)
+            return (*artifacts[:i], merged, *artifacts[i + 1 :])
+    return (*artifacts, new)
 
 
 def _extend_artifact(old: Artifact, chunk: Artifact) -> Artifact:
     """Append a chunk's parts; descriptive fields already set win, metadata merges."""
-    return replace(
+    return evolve(
         old,
         parts=(*old.parts, *chunk.parts),
         name=old.name if old.name is not None else chunk.name,
@@ -252,7 +258,7 @@ def append_message(task: Task, message: Message) -> Task:
             f"Task {task.id} is {task.status.state.value} and cannot be continued"
         )
     bound = _bind(message, task.id, task.context_id)
-    return replace(task, history=(*task.history, bound))
+    return evolve(task, history=(*task.history, bound))
 
 
 def trim_history(task: Task, history_length: int | None) -> Task:
@@ -262,13 +268,13 @@ def trim_history(task: Task, history_length: int | None) -> Task:
     if history_length < 0:
         raise ValueError(f"history_length must be >= 0, got {history_length}")
     if history_length == 0:
-        return replace(task, history=())
-    return replace(task, history=tuple(task.history)[-history_length:])
+        return evolve(task, history=())
+    return evolve(task, history=tuple(task.history)[-history_length:])
 
 
 def strip_artifacts(task: Task) -> Task:
     """The task without artifacts (ListTasks leaves them out unless asked)."""
-    return replace(task, artifacts=())
+    return evolve(task, artifacts=())
 
 
 def is_cancelable(task: Task) -> bool:

@@ -29,7 +29,9 @@ def to_parts(*items: Any) -> tuple[Part, ...]:
     """Flatten strings, Parts and lists of them into Parts, so agents can be terse."""
     parts: list[Part] = []
     for item in items:
-        if isinstance(item, str):
+        if item.__class__ in _PART_TYPES:  # (exactly a part: the usual item, no call)
+            parts.append(item)
+        elif isinstance(item, str):
             parts.append(TextPart(text=item))
         elif isinstance(item, _PART_TYPES):
             parts.append(item)
@@ -160,7 +162,7 @@ def message(*parts: PartLike) -> MessageReply:
 
 def as_outcome(value: object) -> Outcome | None:
     """Normalise what handle_message returned: str means reply; None is kept as None."""
-    if value is None or isinstance(value, _OUTCOME_TYPES):
+    if value is None or value.__class__ in _OUTCOME_TYPES or isinstance(value, _OUTCOME_TYPES):
         return value
     if isinstance(value, str):
         return Reply((TextPart(text=value),))

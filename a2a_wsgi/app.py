@@ -311,7 +311,8 @@ def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
                            record=record)
     body, too_large = read_body(environ, max_body_bytes)
     return HttpRequest(method=method, path=path, headers=request_headers(environ),
-                       query=dict(parse_qsl(environ.get("QUERY_STRING", ""))),
+                       query=dict(parse_qsl(environ["QUERY_STRING"]))
+                       if environ.get("QUERY_STRING") else {},
                        body=body, body_too_large=too_large,
                        client_gone=client_gone_probe(environ), record=record)
 

@@ -41,9 +41,10 @@ _PEEK = _socket.MSG_PEEK | _socket.MSG_DONTWAIT
 def client_socket(environ: Mapping[str, Any]) -> Any:
     """The request's connection as the server exposes it, else None."""
     for key in _SOCKET_KEYS:
-        sock = environ.get(key)
-        if callable(getattr(sock, "fileno", None)):
-            return sock
+        if key in environ:
+            sock = environ[key]
+            if callable(getattr(sock, "fileno", None)):
+                return sock
     return None
 
 

@@ -51,7 +51,9 @@ def put_base_url(environ: Environ, url: str) -> None:
 
 def get_base_url(environ: Mapping[str, Any]) -> str | None:
     """The base URL set by :func:`put_base_url` for this request, or None."""
-    found = environ.get(ENVIRON_KEY)
+    if ENVIRON_KEY not in environ:  # (no override: the usual request)
+        return None
+    found = environ[ENVIRON_KEY]
     return found.get("base_url") if isinstance(found, dict) else None
 
 
@@ -68,7 +70,9 @@ def put_metadata(environ: Environ, metadata: Mapping[str, Any]) -> None:
 
 def get_metadata(environ: Mapping[str, Any]) -> dict[str, Any] | None:
     """The metadata set by :func:`put_metadata` for this request, or None."""
-    found = environ.get(ENVIRON_KEY)
+    if ENVIRON_KEY not in environ:  # (no override: the usual request)
+        return None
+    found = environ[ENVIRON_KEY]
     return found.get("metadata") if isinstance(found, dict) else None
 
 
@@ -82,7 +86,9 @@ def put_identity(environ: Environ, identity: Any) -> None:
 
 def get_identity(environ: Mapping[str, Any]) -> Any:
     """The identity set by :func:`put_identity`, or None (anonymous)."""
-    found = environ.get(ENVIRON_KEY)
+    if ENVIRON_KEY not in environ:  # (no override: the usual request)
+        return None
+    found = environ[ENVIRON_KEY]
     return found.get("identity") if isinstance(found, dict) else None
 
 

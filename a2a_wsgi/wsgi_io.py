@@ -138,11 +138,23 @@ def _read_up_to(stream: Any, size: int) -> bytes:
 
 def request_headers(environ: Mapping[str, Any]) -> Headers:
     """Request headers back from their CGI spelling (HTTP_ACCEPT -> Accept)."""
-    pairs = [(key[5:].replace("_", "-"), str(value)) for key, value in environ.items()
-             if key[:5] == "HTTP_"]  # (a slice, not startswith: the environ has many keys)
-    pairs += [(key.replace("_", "-"), str(environ[key]))
-              for key in ("CONTENT_TYPE", "CONTENT_LENGTH") if environ.get(key)]
-    return Headers(pairs)
+    # Built as Headers holds them (lower-case name -> values), in one pass.
+    items: dict[str, list[str]] = {}
+    for key, value in environ.items():
+        if key[:5] == "HTTP_":  # (a slice, not startswith: the environ has many keys)
+            name = key[5:].replace("_", "-").lower()
+            if name in items:  # (two spellings of one name: kept in order, as Headers does)
+                items[name].append(str(value))
+            else:
+                items[name] = [str(value)]
+    for key, name in _CGI_HEADERS:
+        if key in environ and environ[key]:
+            items.setdefault(name, []).append(str(environ[key]))
+    return Headers.of_lowercase(items)
+
+
+#: The request headers CGI names without HTTP_, and their names.
+_CGI_HEADERS = (("CONTENT_TYPE", "content-type"), ("CONTENT_LENGTH", "content-length"))
 
 def plain(status: int, text: str, start_response: StartResponse) -> list[bytes]:
     body = text.encode()
@@ -152,7 +164,9 @@ def plain(status: int, text: str, start_response: StartResponse) -> list[bytes]:
 
 
 def _status_line(status: int) -> str:
-    try:
-        return f"{status} {HTTPStatus(status).phrase}"
-    except ValueError:
-        return f"{status} Unknown"
+    line = _STATUS_LINES.get(status)
+    return line if line is not None else f"{status} Unknown"
+
+
+#: "200 OK" and the like, for every status HTTPStatus knows (worked out once).
+_STATUS_LINES: dict[int, str] = {s.value: f"{s.value} {s.phrase}" for s in HTTPStatus}

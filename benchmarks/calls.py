@@ -1,7 +1,13 @@
 """Python calls per request, counted with cProfile: a measure that does not depend on the machine.
 
     .venv/bin/python benchmarks/calls.py            # the table
-    .venv/bin/python benchmarks/calls.py --top 25   # and the 25 costliest functions of each
+    .venv/bin/python benchmarks/calls.py --top 25   # and the 25 most-called functions of each
+    .venv/bin/python benchmarks/calls.py --top 25 --sort tottime    # or by own time
+    .venv/bin/python benchmarks/calls.py --tree 8 --only send       # who calls how much
+
+``--tree DEPTH`` prints, for one warmed-up request of each row, the call tree with
+each function's calls including its callees' (``--min N`` hides smaller ones):
+where a request's calls go, which the flat list cannot show.
 
 ``examples/echo.py``'s app is called in-process the way a WSGI server calls
 it: a fresh environ per request, the body iterated and closed. Each request
@@ -98,8 +104,54 @@ REQUESTS: dict[str, tuple[Callable[[], Environ], str]] = {
 }
 
 
+def tree(make: Callable[[], Environ], depth: int, smallest: int) -> str:
+    """One request's call tree: each function's calls with its callees', to ``depth``."""
+    for _ in range(20):
+        _call(make())
+    environ = make()
+    root: dict[str, Any] = {"n": 0, "kids": {}}
+    stack = [root]
+
+    def name(frame: Any, event: str, arg: Any) -> str:
+        if event == "c_call":
+            return "{" + getattr(arg, "__qualname__", repr(arg)) + "}"
+        code = frame.f_code
+        where = code.co_filename.replace(str(ROOT) + "/", "")
+        return f"{where}:{code.co_firstlineno}({code.co_name})"
+
+    def trace(frame: Any, event: str, arg: Any) -> None:
+        if event in ("call", "c_call"):
+            node = stack[-1]["kids"].setdefault(name(frame, event, arg), {"n": 0, "kids": {}})
+            node["n"] += 1
+            stack.append(node)
+        elif len(stack) > 1:  # return, c_return, c_exception
+            stack.pop()
+
+    sys.setprofile(trace)
+    try:
+        _call(environ)
+    finally:
+        sys.setprofile(None)
+
+    def total(node: dict[str, Any]) -> int:
+        node["total"] = node["n"] + sum(total(kid) for kid in node["kids"].values())
+        return int(node["total"])
+
+    lines = [f"{total(root)} calls"]
+
+    def show(node: dict[str, Any], level: int) -> None:
+        for label, kid in sorted(node["kids"].items(), key=lambda item: -item[1]["total"]):
+            if kid["total"] >= smallest:
+                lines.append(f"{'  ' * level}{kid['total']:5d} x{kid['n']} {label}")
+                if level < depth:
+                    show(kid, level + 1)
+
+    show(root, 0)
+    return "\n".join(lines)
+
+
 def count(make: Callable[[], Environ], expect: str, repeat: int,
-          top: int) -> tuple[float, str]:
+          top: int, sort: str = "ncalls") -> tuple[float, str]:
     """Calls per request of ``make``'s request, and (``top`` > 0) the costliest functions."""
     for _ in range(20):  # warm up: assembly, caches, first-use imports
         status, _, data = _call(make())
@@ -117,7 +169,7 @@ def count(make: Callable[[], Environ], expect: str, repeat: int,
     if top:
         out = io.StringIO()
         stats.stream = out  # type: ignore[attr-defined]
-        stats.sort_stats("ncalls").print_stats(top)
+        stats.sort_stats(sort).print_stats(top)
         report = out.getvalue()
     return total / repeat, report
 
@@ -126,10 +178,20 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200, help="requests counted per row")
     parser.add_argument("--top", type=int, default=0, help="print the N most-called functions")
+    parser.add_argument("--sort", default="ncalls",
+                        help="order of --top: ncalls (default), tottime, cumulative")
+    parser.add_argument("--tree", type=int, default=0, metavar="DEPTH",
+                        help="print one request's call tree, to DEPTH levels")
+    parser.add_argument("--min", type=int, default=3, help="smallest subtree --tree shows")
+    parser.add_argument("--only", default="", help="rows whose name contains this text")
     args = parser.parse_args(list(argv) if argv is not None else None)
     rows = []
     for name, (make, expect) in REQUESTS.items():
-        calls, report = count(make, expect, args.repeat, args.top)
+        if args.only.lower() not in name.lower():
+            continue
+        if args.tree:
+            print(f"## {name}\n{tree(make, args.tree, args.min)}\n")
+        calls, report = count(make, expect, args.repeat, args.top, args.sort)
         rows.append((name, calls))
         if report:
             print(f"## {name}\n{report}")

@@ -7,7 +7,8 @@ enum members are UPPER_CASE; wire spellings (camelCase, ``TASK_STATE_*``,
 Sequences are stored as tuples (a list given to a constructor is converted),
 so models compare equal after a round trip and cannot be mutated behind the
 task lifecycle's back. Metadata mappings are plain dicts: they are opaque to
-the protocol.
+the protocol. :func:`evolve` is ``dataclasses.replace`` for them, in one call of
+code generated per class (the runtime rebuilds tasks on every update).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from ._base import (
 )
 from ._base import (
     TaskState as TaskState,
+)
+from ._base import (
+    evolve as evolve,
 )
 from ._card import (
     AgentCapabilities as AgentCapabilities,
@@ -194,4 +198,5 @@ __all__ = [
     "SecurityScheme",
     "SecurityRequirement",
     "AgentCard",
+    "evolve",
 ]

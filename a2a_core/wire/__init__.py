@@ -15,7 +15,8 @@ path and ``field_violations``: there the fault is the agent's, not ours.
 The Agent Card codec lives in :mod:`.card`; ``encode``/``decode`` delegate to it.
 
 Layout: :mod:`._common` (versions, limits, the error shape), :mod:`._limits`
-(the caps on what a client sends, applied to requests only), :mod:`._json`
+(the caps on what a client sends, applied to requests only), :mod:`._quick`
+(plain SendMessage params decoded and capped in one pass), :mod:`._json`
 (timestamps, base64, omitted members), :mod:`._enums` (state and role
 spellings), :mod:`._fields` (the path-tracking reader), :mod:`._decode` and
 :mod:`._decode_requests` (the tolerant decoders), :mod:`._codecs` (the codec
@@ -156,8 +157,12 @@ def decode_params(
     check_version(version)
     if params is None and op.params_optional:
         params = {}
-    if not isinstance(params, Mapping):
+    if params.__class__ is not dict and not isinstance(params, Mapping):
         raise invalid(path, "params must be an object")
+    if op.quick_decode is not None:  # the plain shape, in one pass (None: anything else)
+        quick = op.quick_decode(params, max_parts)
+        if quick is not None:
+            return quick
     request = op.decode_request(params, path, version)
     check_request_limits(op.limits, params, path, version, max_parts=max_parts)
     _check_task_ids(request, params, path)

@@ -29,6 +29,7 @@ from ._decode_requests import DECODERS, decode_delete_push_config, decode_get_pu
 from .card import decode_card, encode_card
 
 __all__ = [
+    "QuickDecoder",
     "RequestDecoder",
     "ResultDecoder",
     "ResultEncoder",
@@ -48,6 +49,9 @@ T = TypeVar("T")
 
 #: (params, JSON path, negotiated version) -> the request model.
 RequestDecoder = Callable[[Mapping[str, Any], str, str], T]
+#: (params, max parts) -> the request, decoded and capped in one pass; None: the shape is not
+#: the plain one, so the full decoder and the limits decide (and word any refusal).
+QuickDecoder = Callable[[Mapping[str, Any], int], T | None]
 #: (result, version) -> the ``result`` member (JSON-ready).
 ResultEncoder = Callable[[T, str], Any]
 #: (the ``result`` member, JSON path) -> the result model (client side).

@@ -40,7 +40,7 @@ from ..models import (
     TextPart,
 )
 from ._enums import STATE_1_0
-from ._json import compact, optional_timestamp, struct
+from ._json import compact, format_timestamp, optional_timestamp, struct
 
 __all__ = [
     "Writer",
@@ -108,36 +108,39 @@ def encode_part(part: Part, d: Dialect) -> dict[str, Any]:
 
 
 def encode_message(message: Message, d: Dialect) -> dict[str, Any]:
-    return {
-        **d.kind("message"),
-        "messageId": message.message_id,
-        "role": d.roles[message.role],
-        "parts": [d.part(p) for p in message.parts],
-        **compact(
-            {
-                "contextId": message.context_id,
-                "taskId": message.task_id,
-                "referenceTaskIds": list(message.reference_task_ids),
-                "extensions": list(message.extensions),
-                "metadata": struct(message.metadata),
-            }
-        ),
-    }
+    # Members are written one by one, unset ones skipped (what compact() drops), in the
+    # order the other writers use: this and the task's writers run on every answer.
+    out: dict[str, Any] = {"kind": "message"} if d.tagged else {}
+    out["messageId"] = message.message_id
+    out["role"] = d.roles[message.role]
+    out["parts"] = [d.part(p) for p in message.parts]
+    if message.context_id is not None:
+        out["contextId"] = message.context_id
+    if message.task_id is not None:
+        out["taskId"] = message.task_id
+    if message.reference_task_ids:
+        out["referenceTaskIds"] = list(message.reference_task_ids)
+    if message.extensions:
+        out["extensions"] = list(message.extensions)
+    if message.metadata is not None:
+        out["metadata"] = dict(message.metadata)
+    return out
 
 
 def encode_artifact(artifact: Artifact, d: Dialect) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "artifactId": artifact.artifact_id,
         "parts": [d.part(p) for p in artifact.parts],
-        **compact(
-            {
-                "name": artifact.name,
-                "description": artifact.description,
-                "extensions": list(artifact.extensions),
-                "metadata": struct(artifact.metadata),
-            }
-        ),
     }
+    if artifact.name is not None:
+        out["name"] = artifact.name
+    if artifact.description is not None:
+        out["description"] = artifact.description
+    if artifact.extensions:
+        out["extensions"] = list(artifact.extensions)
+    if artifact.metadata is not None:
+        out["metadata"] = dict(artifact.metadata)
+    return out
 
 
 def int64(value: int | None) -> str | None:
@@ -146,63 +149,60 @@ def int64(value: int | None) -> str | None:
 
 
 def encode_status(status: TaskStatus, d: Dialect) -> dict[str, Any]:
-    message = status.message
-    return {
-        "state": d.states[status.state],
-        **compact(
-            {
-                "message": None if message is None else encode_message(message, d),
-                "timestamp": optional_timestamp(status.timestamp),
-            }
-        ),
-    }
+    out: dict[str, Any] = {"state": d.states[status.state]}
+    if status.message is not None:
+        out["message"] = encode_message(status.message, d)
+    if status.timestamp is not None:
+        out["timestamp"] = format_timestamp(status.timestamp)
+    return out
 
 
 def encode_task(task: Task, d: Dialect) -> dict[str, Any]:
     """``contextId`` is always sent, even empty (servers always set it)."""
-    return {
-        **d.kind("task"),
-        "id": task.id,
-        "contextId": task.context_id,
-        "status": encode_status(task.status, d),
-        **compact(
-            {
-                "artifacts": [encode_artifact(a, d) for a in task.artifacts],
-                "history": [encode_message(m, d) for m in task.history],
-                "metadata": struct(task.metadata),
-                "generation": int64(task.generation),
-            }
-        ),
-    }
+    out: dict[str, Any] = {"kind": "task"} if d.tagged else {}
+    out["id"] = task.id
+    out["contextId"] = task.context_id
+    out["status"] = encode_status(task.status, d)
+    if task.artifacts:
+        out["artifacts"] = [encode_artifact(a, d) for a in task.artifacts]
+    if task.history:
+        out["history"] = [encode_message(m, d) for m in task.history]
+    if task.metadata is not None:
+        out["metadata"] = dict(task.metadata)
+    if task.generation is not None:
+        out["generation"] = str(task.generation)
+    return out
 
 
 def encode_status_update(event: TaskStatusUpdateEvent, d: Dialect) -> dict[str, Any]:
     """``final`` is REQUIRED in 0.3 (always sent) and absent from 1.0."""
-    return {
-        **d.kind("status-update"),
-        "taskId": event.task_id,
-        "contextId": event.context_id,
-        "status": encode_status(event.status, d),
-        **({"final": event.final} if d.final else {}),
-        **compact({"metadata": struct(event.metadata), "generation": int64(event.generation)}),
-    }
+    out: dict[str, Any] = {"kind": "status-update"} if d.tagged else {}
+    out["taskId"] = event.task_id
+    out["contextId"] = event.context_id
+    out["status"] = encode_status(event.status, d)
+    if d.final:
+        out["final"] = event.final
+    if event.metadata is not None:
+        out["metadata"] = dict(event.metadata)
+    if event.generation is not None:
+        out["generation"] = str(event.generation)
+    return out
 
 
 def encode_artifact_update(event: TaskArtifactUpdateEvent, d: Dialect) -> dict[str, Any]:
-    return {
-        **d.kind("artifact-update"),
-        "taskId": event.task_id,
-        "contextId": event.context_id,
-        "artifact": encode_artifact(event.artifact, d),
-        **compact(
-            {
-                "append": event.append or None,
-                "lastChunk": event.last_chunk or None,
-                "metadata": struct(event.metadata),
-                "generation": int64(event.generation),
-            }
-        ),
-    }
+    out: dict[str, Any] = {"kind": "artifact-update"} if d.tagged else {}
+    out["taskId"] = event.task_id
+    out["contextId"] = event.context_id
+    out["artifact"] = encode_artifact(event.artifact, d)
+    if event.append:
+        out["append"] = True
+    if event.last_chunk:
+        out["lastChunk"] = True
+    if event.metadata is not None:
+        out["metadata"] = dict(event.metadata)
+    if event.generation is not None:
+        out["generation"] = str(event.generation)
+    return out
 
 
 #: 1.0 StreamResponse / SendMessageResponse member of each event type.

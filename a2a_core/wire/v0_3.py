@@ -52,7 +52,10 @@ __all__ = [
 
 def encode_part(part: Part) -> dict[str, Any]:
     if isinstance(part, TextPart):
-        return compact({"kind": "text", "text": part.text, "metadata": struct(part.metadata)})
+        out: dict[str, Any] = {"kind": "text", "text": part.text}
+        if part.metadata is not None:
+            out["metadata"] = dict(part.metadata)
+        return out
     if isinstance(part, FilePart):
         content = {"bytes": encode_bytes(part.raw)} if part.raw is not None else {"uri": part.url}
         file = {**content, **compact({"name": part.filename, "mimeType": part.media_type})}

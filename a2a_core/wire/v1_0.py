@@ -43,7 +43,7 @@ from ..models import (
 )
 from ._encode import Dialect, int64, writers
 from ._enums import ROLE_1_0, STATE_1_0
-from ._json import compact, encode_bytes, struct
+from ._json import compact, encode_bytes
 
 __all__ = [
     "DIALECT",
@@ -65,19 +65,22 @@ DATA_METADATA_KEY = "data"
 
 def encode_part(part: Part) -> dict[str, Any]:
     """Exactly one content member; ``data`` may be any JSON value (null and [] included)."""
-    if isinstance(part, TextPart):
-        content: dict[str, Any] = {"text": part.text}
-        filename = None
+    out: dict[str, Any]
+    if part.__class__ is TextPart or isinstance(part, TextPart):  # (most parts: no call)
+        out = {"text": part.text}
     elif isinstance(part, FilePart):
-        content = {"raw": encode_bytes(part.raw)} if part.raw is not None else {"url": part.url}
-        filename = part.filename
+        out = {"raw": encode_bytes(part.raw)} if part.raw is not None else {"url": part.url}
+        if part.filename is not None:
+            out["filename"] = part.filename
     elif isinstance(part, DataPart):
-        content = {"data": part.data}
-        filename = None
+        out = {"data": part.data}
     else:
         raise TypeError(f"not a part: {part!r}")
-    extra = {"filename": filename, "mediaType": part.media_type, "metadata": struct(part.metadata)}
-    return {**content, **compact(extra)}
+    if part.media_type is not None:
+        out["mediaType"] = part.media_type
+    if part.metadata is not None:
+        out["metadata"] = dict(part.metadata)
+    return out
 
 
 # -- push notifications ------------------------------------------------------------------

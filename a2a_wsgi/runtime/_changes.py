@@ -24,7 +24,13 @@ from a2a_core.models import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from a2a_core.tasks import ACTIVE_STATES, append_message, apply_event
+from a2a_core.tasks import (
+    ACTIVE_STATES,
+    INTERRUPTED_STATES,
+    TERMINAL_STATES,
+    append_message,
+    apply_event,
+)
 
 from ..agent import to_parts
 from ._defaults import Change
@@ -32,6 +38,8 @@ from ._defaults import Change
 __all__ = ["Changes", "unless_terminal"]
 
 _Result = tuple[Task, tuple[StreamEvent, ...]]
+#: The states whose status update is ``final`` (0.3): terminal or interrupted.
+_FINAL_STATES = TERMINAL_STATES | INTERRUPTED_STATES
 
 
 def unless_terminal(change: Change) -> Change:
@@ -56,7 +64,7 @@ class Changes:
             status = TaskStatus(state=state, message=message, timestamp=self.clock())
             event = TaskStatusUpdateEvent(
                 task_id=task.id, context_id=task.context_id, status=status,
-                final=state.is_terminal or state.is_interrupted,
+                final=state in _FINAL_STATES,
             )
             updated = apply_event(task, event)
             return (task, ()) if updated is task else (updated, (event,))
@@ -122,9 +130,10 @@ class Changes:
                 events = (TaskArtifactUpdateEvent(task_id=task.id, context_id=task.context_id,
                                                   artifact=artifact, last_chunk=True),)
                 task = apply_event(task, events[0])
-            if parts:
+            if parts:  # (bound to the task already: append_message need not copy it)
                 task = append_message(task, Message(message_id=reply_id, role=Role.AGENT,
-                                                    parts=tuple(parts)))
+                                                    parts=tuple(parts), task_id=task.id,
+                                                    context_id=task.context_id))
             done, status_events = complete(task)
             return done, events + status_events
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -22,7 +21,16 @@ from a2a_core.errors import (
     RPCError,
     UnsupportedOperationError,
 )
-from a2a_core.models import Artifact, Message, Part, PushNotificationConfig, Role, Task, TaskState
+from a2a_core.models import (
+    Artifact,
+    Message,
+    Part,
+    PushNotificationConfig,
+    Role,
+    Task,
+    TaskState,
+    evolve,
+)
 from a2a_core.service import CallContext
 from a2a_core.tasks import new_task
 
@@ -54,11 +62,9 @@ from ._updates import TaskUpdates
 __all__ = ["AgentRunner"]
 
 #: Outcomes that move the task to a state with the agent's parts as status message.
-_PROMPT_STATES: dict[type, TaskState] = {
-    InputRequired: TaskState.INPUT_REQUIRED,
-    AuthRequired: TaskState.AUTH_REQUIRED,
-    Rejected: TaskState.REJECTED,
-}
+_PROMPT_STATES: dict[type, TaskState] = {InputRequired: TaskState.INPUT_REQUIRED,
+                                         AuthRequired: TaskState.AUTH_REQUIRED,
+                                         Rejected: TaskState.REJECTED}
 
 
 class _RunUpdater:
@@ -120,7 +126,7 @@ class AgentRunner:
         claiming the message's id with the request's ``fingerprint``."""
         task_id = self.changes.new_id("tsk")
         context_id = msg.context_id or self.changes.new_id("ctx")
-        bound = replace(msg, task_id=task_id, context_id=context_id)
+        bound = evolve(msg, task_id=task_id, context_id=context_id)
         return self.register(Run(task_id=task_id, context_id=context_id, scope=scope,
                                  message=bound, history=(bound,), is_new=True, call=call,
                                  push=push, fingerprint=fingerprint))
@@ -176,9 +182,9 @@ class AgentRunner:
 
     def _finish(self, run: Run) -> None:
         self._keeper.release(run)
-        with run.cond:
+        with run.lock:
             run.done = True
-            run.cond.notify_all()
+            run.notify()
         self._runs.discard(run)
 
     # -- running the agent -------------------------------------------------------------
@@ -250,9 +256,9 @@ class AgentRunner:
         if not run.created:
             reply = Message(message_id=self.changes.new_id("msg"), role=Role.AGENT,
                             parts=outcome.parts, context_id=run.context_id)
-            with run.cond:
+            with run.lock:
                 run.reply = reply
-                run.cond.notify_all()
+                run.notify()
         elif run.is_new:
             self._apply_late(run, self.changes.completion(outcome.parts, artifact_id=None))
         else:
@@ -343,7 +349,7 @@ class AgentRunner:
         task = new_task(task_id=run.task_id, context_id=run.context_id, message=run.message,
                         timestamp=self._clock())
         if self._updates.generations:  # the snapshot below is generation 1 (preview)
-            task = replace(task, generation=1)
+            task = evolve(task, generation=1)
         if run.push is not None:  # first, so the planner sees it for ``then``'s events
             self._push.put(task.id, run.push, run.scope[1], run.call.version)
         # Only a new task's run has a fingerprint: its creating message is claimed.
@@ -353,12 +359,12 @@ class AgentRunner:
         lease = None if run.leased else self._keeper.claim(run.call)
         stored = self._updates.create(task, run.scope, then, message_id=message_id,
                                       fingerprint=run.fingerprint, lease=lease)
-        with run.cond:
+        with run.lock:
             run.leased = run.leased or lease is not None
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)
             run.latest = stored
-            run.cond.notify_all()
+            run.notify()
 
     def _ensure_working(self, run: Run) -> None:
         """Make sure the task exists and has left SUBMITTED (agents run on WORKING tasks).
@@ -373,10 +379,10 @@ class AgentRunner:
             self._apply_late(run, self.changes.leave_submitted())
 
     def _apply_late(self, run: Run, change: Change) -> None:
-        """Apply an agent-side change; drop it when the task became terminal meanwhile."""
+        """Apply an agent-side change (to the run's newest task); drop it if the task ended."""
         try:
-            stored = retry_outage(partial(self._updates.update, run.task_id, run.scope, change),
-                                  task_id=run.task_id)
+            write = partial(self._updates.update, run.task_id, run.scope, change, known=run.latest)
+            stored = retry_outage(write, task_id=run.task_id)
         except (InvalidTransitionError, UnsupportedOperationError):
             current = self._updates.store.load(run.task_id, owner=run.scope[0],
                                                tenant=run.scope[1])
@@ -390,6 +396,6 @@ class AgentRunner:
 
 def _keep_latest(run: Run, stored: StoredTask) -> None:
     """Remember the newest version of the task the run has seen (agents may emit from threads)."""
-    with run.cond:
+    with run.lock:
         if run.latest is None or stored.version >= run.latest.version:
             run.latest = stored

@@ -13,6 +13,7 @@ from a2a_core.errors import RPCError
 from a2a_core.models import Message, PushNotificationConfig
 from a2a_core.service import CallContext
 
+from .._wakeups import Signal
 from ..agent import AgentContext
 from ..stores import StoredTask
 from ._defaults import Scope
@@ -46,7 +47,9 @@ class Run:
         self.leased = False
         #: Set when the agent's run begins (before: queued in the pool).
         self.started = False
-        self.cond = threading.Condition()
+        #: Guards the run's state below; ``cond`` (on this lock) wakes whoever waits on it.
+        self.lock = threading.RLock()
+        self.cond = Signal(self.lock)
         #: Set when the streaming client went away: stop consuming the agent's iterator.
         self.detached = threading.Event()
         self.context = AgentContext(
@@ -78,8 +81,14 @@ class Run:
 
     def poke(self) -> None:
         """Wake whoever waits on this run: something was committed or it ended."""
-        with self.cond:
+        with self.lock:
             self.ticks += 1
+            if self.cond.waiting:
+                self.cond.notify_all()
+
+    def notify(self) -> None:
+        """Wake whoever waits on this run after a change of its state (hold ``lock``)."""
+        if self.cond.waiting:
             self.cond.notify_all()
 
     def moved_on(self, ticks: int) -> bool:

@@ -8,6 +8,7 @@ After each save the transition is reported and this process's runs are poked.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -17,7 +18,7 @@ from a2a_core.models import StreamEvent, Task
 from a2a_core.tasks import TransitionEvent, transitions_between
 
 from ..stores import ConflictError, LeaseClaim, OutboxEntry, StoredTask, TaskStore
-from ..telemetry import outbox_written, task_transition, traced_outbox
+from ..telemetry import outbox_written, task_transition, traced_outbox, transitions_wanted
 from ._defaults import CAS_RETRIES, Change, PushPlanner, Scope, log
 from ._generations import stamped
 from ._runs import RunRegistry
@@ -88,19 +89,26 @@ class TaskUpdates:
                                   tenant=scope[1], events=events, outbox=outbox,
                                   message_id=message_id, fingerprint=fingerprint,
                                   lease=lease)
-        self._committed(None, task)
-        if updated is not task:
-            self._committed(task, updated)
+        if updated is task:
+            self._reported(None, task)
+        else:
+            self._reported(None, task, updated)
+        self._poke(updated.id)  # once for both: a waiter reads the task as it is now
         self._outbox_written(outbox)
         return StoredTask(updated, version, len(events))
 
     def update(self, task_id: str, scope: Scope, change: Change, *,
-               lease: LeaseClaim | None = None) -> StoredTask:
+               lease: LeaseClaim | None = None, known: StoredTask | None = None) -> StoredTask:
         """Read, change, compare-and-set; retry on conflict (runtime Rule 1).
 
-        ``lease`` leases the task in the save that writes the change."""
+        ``lease`` leases the task in the save that writes the change. ``known`` is
+        the task as this caller last saved or read it through ``scope``: the first
+        try changes it without a read (if it is no longer the stored version, the
+        save conflicts and the next try reads)."""
         for _ in range(CAS_RETRIES):
-            stored = self.store.load(task_id, owner=scope[0], tenant=scope[1])
+            stored = known if known is not None and known.task.id == task_id else (
+                self.store.load(task_id, owner=scope[0], tenant=scope[1]))
+            known = None
             if stored is None:
                 raise TaskNotFoundError(f"Task {task_id} not found")
             updated, events = change(stored.task)
@@ -150,6 +158,8 @@ class TaskUpdates:
 
     def _bounded(self, task: Task) -> Task:
         """Keep the newest ``max_history`` messages and ``max_artifacts`` artifacts."""
+        if self._max_history is None and self._max_artifacts is None:
+            return task
         if self._max_history is not None and len(task.history) > self._max_history:
             task = replace(task, history=task.history[len(task.history) - self._max_history:])
         if self._max_artifacts is not None and len(task.artifacts) > self._max_artifacts:
@@ -170,16 +180,29 @@ class TaskUpdates:
         return traced_outbox(tuple(self._push_planner(task, numbered, configs)))
 
     def _outbox_written(self, outbox: Sequence[OutboxEntry]) -> None:
+        if not outbox:  # (most saves queue no webhook POST: nothing to count or wake)
+            return
         outbox_written(len(outbox))
-        if outbox and self._on_outbox is not None:
+        if self._on_outbox is not None:
             self._on_outbox()
 
     def _committed(self, old: Task | None, new: Task) -> None:
         """After a save: report the transition, wake this process's streams."""
-        transition = transitions_between(old, new)
-        if transition is not None:
-            self._report(transition)
-        for run in self._runs.of(new.id):
+        self._reported(old, new)
+        self._poke(new.id)
+
+    def _reported(self, *chain: Task | None) -> None:
+        """Report the transitions along ``chain`` (None first: the task was just created)."""
+        if self._on_transition is None and not transitions_wanted():
+            return  # nobody listens: no transition to build
+        for old, new in itertools.pairwise(chain):
+            assert new is not None
+            transition = transitions_between(old, new)
+            if transition is not None:
+                self._report(transition)
+
+    def _poke(self, task_id: str) -> None:
+        for run in self._runs.of(task_id):
             run.poke()
 
     def _report(self, transition: TransitionEvent) -> None:

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig, TaskState
 
+from .._wakeups import Signal
 from .base import (
     Configs,
     ConflictError,
@@ -66,7 +67,7 @@ class MemoryTaskStore:
 
     def __init__(self, *, max_events: int = 1000) -> None:
         self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
+        self._changed = Signal(self._lock)  # (a save notifies only if a stream waits)
         self._tasks: dict[str, _Record] = {}
         #: (owner, tenant, message id, request fingerprint) -> the task that message created.
         self._by_message: dict[tuple[str | None, str | None, str, str], str] = {}
@@ -215,7 +216,8 @@ class MemoryTaskStore:
 
     def list_push_configs(self, task_id: str) -> Configs:
         with self._lock:
-            return list(self._push.get(task_id, {}).values())
+            configs = self._push.get(task_id)  # (each save with events asks: mostly none)
+            return list(configs.values()) if configs else []
 
     def delete_push_config(self, task_id: str, config_id: str) -> bool:
         with self._lock:

@@ -29,6 +29,7 @@ from ._runtime import (
     outbox_written,
     task_transition,
     traced_outbox,
+    transitions_wanted,
 )
 from ._trace import carry, current_traceparent, otel
 
@@ -50,6 +51,7 @@ __all__ = [
     "push_settled",
     "task_transition",
     "traced_outbox",
+    "transitions_wanted",
 ]
 
 #: Whether OpenTelemetry was importable (spans and metrics are made).

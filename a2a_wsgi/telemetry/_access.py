@@ -81,7 +81,7 @@ def observe(environ: dict[str, Any], start_response: StartResponse,
         call.finish(exc)
         raise
     call.leave(entered)
-    if isinstance(body, (list, tuple)):
+    if body.__class__ is list or isinstance(body, (list, tuple)):  # (a whole body: a list)
         call.finish()
         return body
     return _ObservedBody(body, call)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..stores.base import OutboxEntry
 
 __all__ = ["TASKS_LOGGER", "agent_raised", "agent_span", "outbox_written", "task_transition",
-           "traced_outbox"]
+           "traced_outbox", "transitions_wanted"]
 
 TASKS_LOGGER = "a2a_wsgi.tasks"
 TRACEPARENT_HEADER = "traceparent"
@@ -58,6 +58,12 @@ def agent_raised(exc: BaseException) -> None:
     if otel is None:
         return
     otel.failed(otel.current_span(), exc)
+
+
+def transitions_wanted() -> bool:
+    """Whether :func:`task_transition` would log or count anything now (else a caller
+    need not build the transitions it would pass)."""
+    return log.isEnabledFor(logging.INFO) or (otel is not None and otel.listening())
 
 
 def task_transition(transition: TransitionEvent) -> None:

@@ -114,8 +114,9 @@ def test_a_blocking_send_stores_the_task_working_at_once_and_never_rereads_it(
     store = new_store(RecordingMemory)
     runtime = make(made, lambda msg, c: reply("echo"), store=store)
     result = runtime.send_message(send(), call())
-    # one create (already WORKING), one compare-and-set for COMPLETED; no lease on memory
-    assert store.calls == ["save", "load", "save"]
+    # one create (already WORKING), one compare-and-set for COMPLETED on the task the run
+    # saved (no read); no lease on memory
+    assert store.calls == ["save", "save"]
     assert isinstance(result, Task) and result.status.state is S.COMPLETED
     assert result == store.get(result.id)
     logged = [event for _, event in store.events_after(result.id, 0)]
@@ -131,7 +132,7 @@ def test_a_durable_store_still_leases_the_task_around_the_run(
     runtime = make(made, lambda msg, c: reply("echo"), store=store, lease_seconds=5.0,
                    poll_interval=0.05)
     result = runtime.send_message(send(), call())
-    assert store.calls == ["acquire_lease", "save", "load", "save", "release_lease"]
+    assert store.calls == ["acquire_lease", "save", "save", "release_lease"]
     assert isinstance(result, Task) and result == store.get(result.id)
     assert store.expired_leases(datetime.now(timezone.utc) + timedelta(days=1)) == []
 
@@ -144,7 +145,7 @@ def test_a_continuation_answers_from_its_own_write(made: list[Runtime]) -> None:
     assert isinstance(first, Task) and first.status.state is S.INPUT_REQUIRED
     store.calls.clear()
     done = runtime.send_message(send("b", task_id=first.id), call())
-    assert store.calls == ["load", "save", "load", "save"]
+    assert store.calls == ["load", "save", "save"]  # the run goes on from its own write
     assert isinstance(done, Task) and done.status.state is S.COMPLETED
     assert done == store.get(first.id)
 
@@ -158,7 +159,7 @@ def test_a_stream_writes_each_chunk_with_one_read_and_one_save(made: list[Runtim
     assert [i.event_id for i in items] == ["0", "1", "2", "3", "4", "5"]
     assert items[0].event.status.state is S.SUBMITTED
     writes = [name for name in store.calls if name in ("load", "save", "get")]
-    assert writes == ["save"] + ["load", "save"] * 4  # created WORKING, 3 chunks, COMPLETED
+    assert writes == ["save"] * 5  # created WORKING, 3 chunks, COMPLETED: each from the last
 
 
 def test_a_push_config_on_send_is_stored_before_the_events_it_is_planned_for(
@@ -173,7 +174,7 @@ def test_a_push_config_on_send_is_stored_before_the_events_it_is_planned_for(
     runtime = make(made, lambda msg, c: reply("x"), store=store, push_planner=planner)
     hook = PushNotificationConfig(url="https://hooks.example/p", id="p1")
     runtime.send_message(send(push=hook), call())
-    assert store.calls == ["put_push_config", "list_push_configs", "save", "load",
+    assert store.calls == ["put_push_config", "list_push_configs", "save",
                            "list_push_configs", "save"]
     assert planned == [("working", [1]), ("completed", [2, 3])]
 
