@@ -148,8 +148,7 @@ class AgentRunner:
         return self.register(run)
 
     def rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
-        """Run a lost worker's task again, from its last user message (the keeper's hook,
-        called holding the task's lease)."""
+        """Re-run a lost worker's task from its last user message (the keeper's hook)."""
         task = stored.task
         users = [m for m in task.history if m.role is Role.USER]
         message = users[-1] if users else task.history[-1]

@@ -53,7 +53,7 @@ def server(request: pytest.FixtureRequest,
         yield gunicorn
 
 
-def _from_every_worker(call: Any, runner: str, rounds: int = 10, parallel: int = 16) -> list[Any]:
+def _from_every_worker(call: Any, runner: str, rounds: int = 40, parallel: int = 16) -> list[Any]:
     """``call()`` from many connections at once until a worker other than ``runner`` answered."""
     answers: list[Any] = []
     for _ in range(rounds):
@@ -89,7 +89,7 @@ def test_every_worker_gets_lists_subscribes_and_cancels_one_task(server: Any) ->
 
     # A worker of 8 threads keeps 2 for short requests; a hung-up stream frees its place
     # within a second, so a client that comes back on 503 is served.
-    subscribed = _from_every_worker(first_event, runner, rounds=4, parallel=4)
+    subscribed = _from_every_worker(first_event, runner, rounds=20, parallel=4)
     assert all(result["task"]["id"] == task["id"] for result, _ in subscribed)
 
     canceled = fresh_peer(server.url).rpc("cancel", {"id": task["id"]})

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from support.runtimes import runtime as build_runtime
 
 from a2a_core.models import (
     Message,
@@ -37,7 +38,7 @@ def make() -> Iterator[Callable[..., Runtime]]:
 
     def factory(**kwargs: Any) -> Runtime:
         agent = Agent.from_function(lambda msg, c: working(), name="Held")
-        runtime = Runtime(agent, **kwargs)
+        runtime = build_runtime(agent, **kwargs)
         made.append(runtime)
         return runtime
 
