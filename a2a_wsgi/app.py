@@ -143,12 +143,7 @@ class A2AApp:
         server = _server()
         if multiprocess is not None:
             server = dataclasses.replace(server, multiprocess=multiprocess)
-        assembly = self._assembled(server)
-        if assembly.deliverer is not None:
-            assembly.deliverer.ensure_started()  # a backlog left by a restart goes out now
-        # Expired leases (tasks of a worker that died, running or still queued) are
-        # reclaimed from now on, without waiting for a request to start a run.
-        assembly.runtime.start_keeper()
+        self._assembled(server).start_work()
         return self
 
     def _assembled(self, server: ServerInfo) -> Assembly:
@@ -217,9 +212,7 @@ class A2AApp:
             message = str(MemoryStoreInManyProcessesError())
             log.error("%s", message)
             return plain(500, message, start_response)
-        if assembly.deliverer is not None:
-            assembly.deliverer.ensure_started()  # in each forked worker
-        assembly.runtime.start_keeper()  # likewise (an app preloaded in the gunicorn master)
+        assembly.start_work()
         if environ.get("PATH_INFO") == JWKS_PATH:
             keys = self._jwks(assembly)
             if keys is not None:

@@ -65,6 +65,15 @@ class Assembly:
     #: Signs served cards (None: unsigned).
     card_signer: CardSigner | None
 
+    def start_work(self) -> None:
+        """Start this process's background work: push deliveries (a backlog left by a
+        restart goes out now) and the lease keeper (expired leases of a dead worker's
+        tasks, running or queued, are reclaimed without waiting for a run). Cheap once
+        started; again in a forked worker of an app assembled in the gunicorn master."""
+        if self.deliverer is not None:
+            self.deliverer.ensure_started()
+        self.runtime.start_keeper()
+
 
 def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
              wake_deliverer: Callable[[], None]) -> Assembly:
