@@ -217,8 +217,10 @@ class TaskRecords(Protocol):
 
     def get(self, task_id: str, *, owner: str | None = None,
             tenant: str | None = None) -> Task | None:
-        """The task, or None when unknown or another owner's/tenant's."""
-        ...
+        """The task, or None when unknown or another owner's/tenant's: :meth:`load`
+        without the version (a store naming this protocol as a base inherits it)."""
+        stored = self.load(task_id, owner=owner, tenant=tenant)
+        return stored.task if stored is not None else None
 
     def load(self, task_id: str, *, owner: str | None = None,
              tenant: str | None = None) -> StoredTask | None:
