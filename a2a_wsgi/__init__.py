@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from . import overrides
 from .agent import (
     Agent,
     AgentContext,
@@ -26,15 +27,13 @@ from .agent import (
     working,
 )
 from .app import A2AApp
-from .overrides import (
-    get_agent_card,
-    get_base_url,
-    get_identity,
-    get_metadata,
-    put_base_url,
-    put_identity,
-    put_metadata,
-)
+from .overrides import get_agent_card as get_agent_card
+from .overrides import get_base_url as get_base_url
+from .overrides import get_identity as get_identity
+from .overrides import get_metadata as get_metadata
+from .overrides import put_base_url as put_base_url
+from .overrides import put_identity as put_identity
+from .overrides import put_metadata as put_metadata
 from .push import PushSettings, UrlPolicy
 from .runtime import Runtime
 from .serve import ServerHandle, run_gunicorn, serve
@@ -63,11 +62,5 @@ __all__ = [
     "serve",
     "ServerHandle",
     "run_gunicorn",
-    "put_base_url",
-    "get_base_url",
-    "put_metadata",
-    "get_metadata",
-    "put_identity",
-    "get_identity",
-    "get_agent_card",
+    *overrides.__all__,  # per-request overrides, listed once in a2a_wsgi.overrides
 ]
