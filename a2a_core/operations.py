@@ -1,7 +1,8 @@
 """The A2A operations: one handler each, the same for every binding.
 
 Each entry of :mod:`a2a_core.optable` has its handler here, marked with
-``@_handles(entry)``; :class:`Operations` refuses a table with an entry it has
+``@_handles(entry)`` (the four push-config entries share one, named in
+``_PUSH_CONFIG_ACTS``); :class:`Operations` refuses a table with an entry it has
 no handler for, and :meth:`Operations.add` takes a deployment's own.
 
 A handler takes the operation's params in the negotiated version's JSON-RPC
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Never, Protocol, TypeVar
 
 from . import generations, wire
 from .auth import AuthorizationContext, AuthorizeCallback, TaskAuthorizer
@@ -338,43 +339,11 @@ class Operations:
         ctx: CallContext,
         act: Callable[[_TaskScopedT, CallContext], _ResultT],
     ) -> Outcome:
-        """A push-config call: decode, authorize as the entry says on the task named, act.
-
-        The service is looked up per call (``self.service`` may be replaced after
-        construction).
-        """
+        """A push-config call: decode, authorize as the entry says on the task named, act."""
         request = wire.decode_params(operation, params, ctx.version)
         read = self.authorized_task(request.task_id, operation, ctx)
         answer = act(request, replace(ctx, task=read))  # the service need not read it again
         return Result(wire.encode_result(operation, answer, ctx.version))
-
-    @_handles(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
-    def _create_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
-                                 self.service.create_push_config)
-
-    @_handles(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG)
-    def _get_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
-                                 self.service.get_push_config)
-
-    @_handles(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS)
-    def _list_push_configs(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, params, ctx,
-                                 self.service.list_push_configs)
-
-    @_handles(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG)
-    def _delete_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
-                                 self.service.delete_push_config)
 
     @_handles(Operation.GET_EXTENDED_AGENT_CARD)
     def _get_extended_agent_card(
@@ -390,6 +359,33 @@ class Operations:
 
         card = self.service.extended_agent_card(ctx)
         return Result(self._card_document(card, ctx.base_url, encode))
+
+
+#: A push-config entry's service method, looked up per call (``self.service`` may be
+#: replaced after construction); each takes its own entry's request (hence ``Never``).
+_ServiceAct = Callable[[A2AService], Callable[[Never, CallContext], object]]
+
+#: push-config entry -> the service method that acts on it: one handler serves the four.
+_PUSH_CONFIG_ACTS: Mapping[AnyOperation, _ServiceAct] = {
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: lambda service: service.create_push_config,
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: lambda service: service.get_push_config,
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: lambda service: service.list_push_configs,
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: lambda service: service.delete_push_config,
+}
+
+
+def _push_config_handler(op: AnyOperation, act: _ServiceAct) -> _Method:
+    """The built-in handler of the push-config entry ``op``: :meth:`Operations._push_config`."""
+
+    def handle(self: Operations, params: Params, ctx: CallContext,
+               activated: ActivatedExtensions) -> Outcome:
+        return self._push_config(op, params, ctx, act(self.service))
+
+    return handle
+
+
+for _op, _act in _PUSH_CONFIG_ACTS.items():
+    _BUILT_IN[_op] = _push_config_handler(_op, _act)
 
 
 def _task_not_found(task_id: str) -> TaskNotFoundError:
