@@ -186,19 +186,22 @@ class Operations:
 
     # -- operations --------------------------------------------------------------------
 
-    def _decode_send(self, operation: OperationSpec[SendMessageRequest, _ResultT],
-                     params: Params, ctx: CallContext,
-                     activated: ActivatedExtensions) -> SendMessageRequest:
+    def _send_request(self, operation: OperationSpec[SendMessageRequest, _ResultT],
+                      params: Params, ctx: CallContext,
+                      activated: ActivatedExtensions) -> SendMessageRequest:
+        """A send's request: decoded, from a user, through the active extensions' hooks,
+        and, when it continues a task, authorized on that task."""
         request = wire.decode_params(operation, params, ctx.version, max_parts=self.max_parts)
         if request.message.role is not Role.USER:
             # Agent-role messages are the agent's to write; a client sending one would put
             # words in the agent's mouth (in history, and in what the agent reads back).
             raise InvalidParamsError("params.message.role: a client sends user messages only")
         request = generations.ignored(request, ctx)
-        if not activated.pairs:  # no extension active: no hook to run
-            return request
-        message, _ = activated.apply_request(request.message, dict(params))
-        return replace(request, message=message)
+        if activated.pairs:  # (no extension active: no hook to run)
+            message, _ = activated.apply_request(request.message, dict(params))
+            request = replace(request, message=message)
+        self._authorize_continuation(operation, request, ctx)
+        return request
 
     def _authorize_continuation(
         self, op: AnyOperation, request: SendMessageRequest, ctx: CallContext
@@ -216,8 +219,7 @@ class Operations:
     def _send_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
-        self._authorize_continuation(Operation.SEND_MESSAGE, request, ctx)
+        request = self._send_request(Operation.SEND_MESSAGE, params, ctx, activated)
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
             result = trim_history(result, request.configuration.history_length)
@@ -230,8 +232,7 @@ class Operations:
     def _send_streaming_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        request = self._decode_send(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
-        self._authorize_continuation(Operation.SEND_STREAMING_MESSAGE, request, ctx)
+        request = self._send_request(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
         items = self.service.send_streaming_message(request, ctx)
         return Stream(generations.hidden_items(items, ctx))
 
