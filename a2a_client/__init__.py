@@ -10,6 +10,7 @@ holds the client's own family (``ClientError`` …), all under
 
 from __future__ import annotations
 
+from . import errors
 from .cards import Endpoint as Endpoint
 from .client import A2AClient as A2AClient
 from .errors import ClientError as ClientError
@@ -39,14 +40,7 @@ __all__ = [
     "EventStream",
     "Endpoint",
     "DEFAULT_TIMEOUT",
-    "ClientError",
-    "TransportError",
-    "ConnectError",
-    "TimeoutException",
-    "ConnectTimeout",
-    "ReadTimeout",
-    "HTTPStatusError",
-    "WaitTimeout",
+    *errors.__all__,  # the client's error family, listed once in a2a_client.errors
     "agent",
     "agent_tools",
     "agents_from_config",

@@ -23,22 +23,20 @@ Decisions:
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import urlencode, urljoin
 
 from a2a_core.errors import InvalidParamsError, ParseError, RemoteProtocolError, RPCError
 from a2a_core.models import AgentCard, AgentInterface, StreamEvent
-from a2a_core.optable import AnyOperation, OperationSpec
+from a2a_core.optable import AnyOperation
 from a2a_core.rest import A2A_JSON, RestTarget, decode_status, parse_json, request_target
-from a2a_core.wire import decode_result, decode_stream_event, encode_params
+from a2a_core.wire import decode_stream_event, encode_params
 
 from .cards import Endpoint
-from .channel import AUTH_STATUSES, echoed, extension_headers, retry_safe
+from .channel import AUTH_STATUSES, Channel, extension_headers, retry_safe
 from .errors import HTTPStatusError
-from .transport import Reply, Timeout, Transport
+from .transport import Reply, Timeout
 
 __all__ = [
     "HTTP_JSON",
@@ -54,23 +52,8 @@ _VERSION = "1.0"
 _ACCEPT_JSON = f"{A2A_JSON}, application/json"
 _SSE = "text/event-stream"
 
-Req = TypeVar("Req")
-Res = TypeVar("Res")
-
-
-class RestChannel:
+class RestChannel(Channel):
     """Sends operations to the HTTP+JSON interface ``endpoint()`` (resolved on first use)."""
-
-    def __init__(
-        self, transport: Transport, endpoint: Callable[[], Endpoint], extensions: Sequence[str]
-    ) -> None:
-        self._transport = transport
-        self._endpoint = endpoint
-        self.extensions = tuple(extensions)
-        #: ``A2A-Version`` the server echoed on its last answer (None: not sent).
-        self.server_version: str | None = None
-        #: Extensions the server reported active on its last answer.
-        self.activated_extensions: tuple[str, ...] = ()
 
     def headers(self, accept: str, *, body: bool) -> dict[str, str]:
         """Protocol headers: version, extensions, content types."""
@@ -79,26 +62,12 @@ class RestChannel:
             headers["Content-Type"] = A2A_JSON
         return {**headers, **extension_headers(self.extensions, _VERSION)}
 
-    def call(
-        self,
-        op: OperationSpec[Req, Res],
-        request: Req,
-        timeout: Timeout,
-        check: Callable[[Any], Any] | None = None,
-    ) -> Res:
-        """One exchange, decoded into the operation's result model.
-
-        ``check`` sees the body's JSON before it is decoded (a card's signature).
-        A malformed result raises InvalidAgentResponseError (-32006): the agent's fault.
-        """
+    def _result(self, op: AnyOperation, request: Any, timeout: Timeout) -> tuple[Any, str]:
         reply = self._send(op, request, timeout, accept=_ACCEPT_JSON)
         payload = reply.read()
         if not _ok(reply):
             raise _error(reply, payload)
-        value = _json(payload) if payload.strip() else None
-        if check is not None:
-            check(value)
-        return decode_result(op, value, _VERSION)
+        return (_json(payload) if payload.strip() else None), _VERSION
 
     def open_stream(
         self, op: AnyOperation, request: Any, timeout: Timeout, last_event_id: str | None = None
@@ -129,9 +98,7 @@ class RestChannel:
         method: str | None = None,
     ) -> Reply:
         """Send one request; the reply's body is not read yet."""
-        endpoint = self._endpoint()
-        if endpoint.tenant and getattr(request, "tenant", "") is None:
-            request = dataclasses.replace(request, tenant=endpoint.tenant)
+        endpoint, request = self._target(request)
         target = request_target(op, encode_params(op, request, _VERSION), method=method)
         headers = self.headers(accept, body=target.body is not None)
         if last_event_id is not None:
@@ -141,7 +108,7 @@ class RestChannel:
             target.method, _url(endpoint.url, target), headers=headers, timeout=timeout, body=body,
             retry=retry_safe(op, request),
         )
-        self.server_version, self.activated_extensions = echoed(reply)
+        self._note_echo(reply)
         return reply
 
 

@@ -10,21 +10,19 @@ HTTPStatusError (the same as over HTTP+JSON). Request ids are increasing integer
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
-import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from a2a_core.errors import InvalidParamsError, RemoteProtocolError
 from a2a_core.jsonrpc import RPCResponse, parse_response
 from a2a_core.models import StreamEvent
-from a2a_core.optable import AnyOperation, OperationSpec
-from a2a_core.wire import decode_error, decode_result, decode_stream_event, encode_params
+from a2a_core.optable import AnyOperation
+from a2a_core.wire import decode_error, decode_stream_event, encode_params
 
 from .cards import Endpoint
-from .channel import AUTH_STATUSES, echoed, extension_headers, retry_safe
+from .channel import AUTH_STATUSES, Channel, extension_headers, retry_safe
 from .errors import HTTPStatusError
 from .transport import Reply, Timeout, Transport
 
@@ -32,10 +30,6 @@ __all__ = ["RPCChannel", "TimeoutLike", "as_timeout", "stream_event"]
 
 #: A float (both phases) or (connect, read) seconds.
 TimeoutLike = float | tuple[float, float]
-
-Req = TypeVar("Req")
-Res = TypeVar("Res")
-
 
 def as_timeout(value: TimeoutLike | None, default: Timeout) -> Timeout:
     """Normalise a timeout; ``None`` means "the client's default", never "forever"."""
@@ -54,44 +48,23 @@ def _ok(reply: Reply) -> bool:
     return 200 <= reply.status_code < 300
 
 
-class RPCChannel:
+class RPCChannel(Channel):
     """Sends operations to ``endpoint()`` (resolved on first use) and decodes the answers."""
 
     def __init__(
         self, transport: Transport, endpoint: Callable[[], Endpoint], extensions: Sequence[str]
     ) -> None:
-        self._transport = transport
-        self._endpoint = endpoint
-        self.extensions = tuple(extensions)
+        super().__init__(transport, endpoint, extensions)
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        #: ``A2A-Version`` the server echoed on its last answer (None: not sent).
-        self.server_version: str | None = None
-        #: Extensions the server reported active on its last answer.
-        self.activated_extensions: tuple[str, ...] = ()
 
     def headers(self, version: str, accept: str) -> dict[str, str]:
         """Protocol headers: version, extensions (both spellings for 0.3), content types."""
         headers = {"Content-Type": "application/json", "Accept": accept, "A2A-Version": version}
         return {**headers, **extension_headers(self.extensions, version)}
 
-    def call(
-        self,
-        op: OperationSpec[Req, Res],
-        request: Req,
-        timeout: Timeout,
-        check: Callable[[Any], Any] | None = None,
-    ) -> Res:
-        """One request/response exchange, decoded into the operation's result model.
-
-        ``check`` sees the result's JSON before it is decoded (a card's signature).
-        A malformed result raises InvalidAgentResponseError (-32006): the agent's fault.
-        """
+    def _result(self, op: AnyOperation, request: Any, timeout: Timeout) -> tuple[Any, str]:
         reply, request_id, version = self._post(op, request, timeout, stream=False)
-        response = self._response(reply, reply.read(), request_id)
-        if check is not None:
-            check(response.result)
-        return decode_result(op, response.result, version)
+        return self._response(reply, reply.read(), request_id).result, version
 
     def open_stream(
         self, op: AnyOperation, request: Any, timeout: Timeout, last_event_id: str | None = None
@@ -118,9 +91,7 @@ class RPCChannel:
         last_event_id: str | None = None,
     ) -> tuple[Reply, int, str]:
         """Send one request; returns the unread reply, the request id and the dialect."""
-        endpoint = self._endpoint()
-        if endpoint.tenant and getattr(request, "tenant", "") is None:
-            request = dataclasses.replace(request, tenant=endpoint.tenant)
+        endpoint, request = self._target(request)
         request_id = next(self._ids)
         envelope = {
             "jsonrpc": "2.0",
@@ -140,13 +111,6 @@ class RPCChannel:
         )
         self._note_echo(reply)
         return reply, request_id, endpoint.version
-
-    def _note_echo(self, reply: Reply) -> None:
-        """Keep what the server said about version and extensions."""
-        version, activated = echoed(reply)
-        with self._lock:
-            self.server_version = version
-            self.activated_extensions = activated
 
     def _response(self, reply: Reply, payload: bytes, request_id: int) -> RPCResponse:
         """The JSON-RPC response in ``payload``; raises its error, or HTTPStatusError

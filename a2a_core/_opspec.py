@@ -76,7 +76,6 @@ class OperationSpec(Generic[Req, Res]):
     request: type[Req]
     #: What the handler may answer (checked before encoding).
     results: tuple[type, ...]
-    decode_request: codecs.RequestDecoder[Req]
     encode_result: codecs.ResultEncoder[Res]
     decode_result: codecs.ResultDecoder[Res]
     #: The caps the params are held to.
@@ -104,6 +103,15 @@ class OperationSpec(Generic[Req, Res]):
     #: the task-id requests, and 0.3's push-config Get/List/Delete (1.0 sends ``taskId``
     #: beside a config ``id``).
     task_in_id: bool = False
+    #: How the params become ``request`` where its model's tolerant decoder will not do
+    #: (None: that decoder, :func:`~a2a_core.wire._codecs.request_decoder`).
+    params_decoder: codecs.RequestDecoder[Req] | None = None
+    #: What decodes the params: ``params_decoder``, else the request model's own decoder.
+    decode_request: codecs.RequestDecoder[Req] = field(init=False)
+
+    def __post_init__(self) -> None:
+        decoder = self.params_decoder or codecs.request_decoder(self.request)
+        object.__setattr__(self, "decode_request", decoder)
 
     @property
     def method_1_0(self) -> str:

@@ -1,7 +1,8 @@
 """The A2A operations: one handler each, the same for every binding.
 
 Each entry of :mod:`a2a_core.optable` has its handler here, marked with
-``@_handles(entry)``; :class:`Operations` refuses a table with an entry it has
+``@_handles(entry)`` (the four push-config entries share one, named in
+``_PUSH_CONFIG_ACTS``); :class:`Operations` refuses a table with an entry it has
 no handler for, and :meth:`Operations.add` takes a deployment's own.
 
 A handler takes the operation's params in the negotiated version's JSON-RPC
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Never, Protocol, TypeVar
 
 from . import generations, wire
 from .auth import AuthorizationContext, AuthorizeCallback, TaskAuthorizer
@@ -185,19 +186,22 @@ class Operations:
 
     # -- operations --------------------------------------------------------------------
 
-    def _decode_send(self, operation: OperationSpec[SendMessageRequest, _ResultT],
-                     params: Params, ctx: CallContext,
-                     activated: ActivatedExtensions) -> SendMessageRequest:
+    def _send_request(self, operation: OperationSpec[SendMessageRequest, _ResultT],
+                      params: Params, ctx: CallContext,
+                      activated: ActivatedExtensions) -> SendMessageRequest:
+        """A send's request: decoded, from a user, through the active extensions' hooks,
+        and, when it continues a task, authorized on that task."""
         request = wire.decode_params(operation, params, ctx.version, max_parts=self.max_parts)
         if request.message.role is not Role.USER:
             # Agent-role messages are the agent's to write; a client sending one would put
             # words in the agent's mouth (in history, and in what the agent reads back).
             raise InvalidParamsError("params.message.role: a client sends user messages only")
         request = generations.ignored(request, ctx)
-        if not activated.pairs:  # no extension active: no hook to run
-            return request
-        message, _ = activated.apply_request(request.message, dict(params))
-        return replace(request, message=message)
+        if activated.pairs:  # (no extension active: no hook to run)
+            message, _ = activated.apply_request(request.message, dict(params))
+            request = replace(request, message=message)
+        self._authorize_continuation(operation, request, ctx)
+        return request
 
     def _authorize_continuation(
         self, op: AnyOperation, request: SendMessageRequest, ctx: CallContext
@@ -215,8 +219,7 @@ class Operations:
     def _send_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        request = self._decode_send(Operation.SEND_MESSAGE, params, ctx, activated)
-        self._authorize_continuation(Operation.SEND_MESSAGE, request, ctx)
+        request = self._send_request(Operation.SEND_MESSAGE, params, ctx, activated)
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
             result = trim_history(result, request.configuration.history_length)
@@ -229,8 +232,7 @@ class Operations:
     def _send_streaming_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
     ) -> Outcome:
-        request = self._decode_send(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
-        self._authorize_continuation(Operation.SEND_STREAMING_MESSAGE, request, ctx)
+        request = self._send_request(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
         items = self.service.send_streaming_message(request, ctx)
         return Stream(generations.hidden_items(items, ctx))
 
@@ -338,43 +340,11 @@ class Operations:
         ctx: CallContext,
         act: Callable[[_TaskScopedT, CallContext], _ResultT],
     ) -> Outcome:
-        """A push-config call: decode, authorize as the entry says on the task named, act.
-
-        The service is looked up per call (``self.service`` may be replaced after
-        construction).
-        """
+        """A push-config call: decode, authorize as the entry says on the task named, act."""
         request = wire.decode_params(operation, params, ctx.version)
         read = self.authorized_task(request.task_id, operation, ctx)
         answer = act(request, replace(ctx, task=read))  # the service need not read it again
         return Result(wire.encode_result(operation, answer, ctx.version))
-
-    @_handles(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG)
-    def _create_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
-                                 self.service.create_push_config)
-
-    @_handles(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG)
-    def _get_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
-                                 self.service.get_push_config)
-
-    @_handles(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS)
-    def _list_push_configs(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS, params, ctx,
-                                 self.service.list_push_configs)
-
-    @_handles(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG)
-    def _delete_push_config(
-        self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
-        return self._push_config(Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG, params, ctx,
-                                 self.service.delete_push_config)
 
     @_handles(Operation.GET_EXTENDED_AGENT_CARD)
     def _get_extended_agent_card(
@@ -390,6 +360,33 @@ class Operations:
 
         card = self.service.extended_agent_card(ctx)
         return Result(self._card_document(card, ctx.base_url, encode))
+
+
+#: A push-config entry's service method, looked up per call (``self.service`` may be
+#: replaced after construction); each takes its own entry's request (hence ``Never``).
+_ServiceAct = Callable[[A2AService], Callable[[Never, CallContext], object]]
+
+#: push-config entry -> the service method that acts on it: one handler serves the four.
+_PUSH_CONFIG_ACTS: Mapping[AnyOperation, _ServiceAct] = {
+    Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG: lambda service: service.create_push_config,
+    Operation.GET_TASK_PUSH_NOTIFICATION_CONFIG: lambda service: service.get_push_config,
+    Operation.LIST_TASK_PUSH_NOTIFICATION_CONFIGS: lambda service: service.list_push_configs,
+    Operation.DELETE_TASK_PUSH_NOTIFICATION_CONFIG: lambda service: service.delete_push_config,
+}
+
+
+def _push_config_handler(op: AnyOperation, act: _ServiceAct) -> _Method:
+    """The built-in handler of the push-config entry ``op``: :meth:`Operations._push_config`."""
+
+    def handle(self: Operations, params: Params, ctx: CallContext,
+               activated: ActivatedExtensions) -> Outcome:
+        return self._push_config(op, params, ctx, act(self.service))
+
+    return handle
+
+
+for _op, _act in _PUSH_CONFIG_ACTS.items():
+    _BUILT_IN[_op] = _push_config_handler(_op, _act)
 
 
 def _task_not_found(task_id: str) -> TaskNotFoundError:

@@ -95,7 +95,6 @@ class Operation:
     SEND_MESSAGE: Final[OperationSpec[SendMessageRequest, SendResult]] = OperationSpec(
         name="SendMessage", name_0_3="message/send",
         request=SendMessageRequest, results=(Task, Message),
-        decode_request=codecs.request_decoder(SendMessageRequest),
         quick_decode=quick_send_request,
         encode_result=codecs.encode_event, decode_result=codecs.decode_send_result,
         limits=Limits.SEND, routes=(Route("POST", ("message:send",), body=True),),
@@ -105,7 +104,6 @@ class Operation:
         OperationSpec(
             name="SendStreamingMessage", name_0_3="message/stream",
             request=SendMessageRequest, results=_EVENTS,
-            decode_request=codecs.request_decoder(SendMessageRequest),
             quick_decode=quick_send_request,
             encode_result=codecs.encode_event, decode_result=decode_stream_event,
             limits=Limits.SEND, routes=(Route("POST", ("message:stream",), body=True),),
@@ -117,7 +115,6 @@ class Operation:
         OperationSpec(
             name="GetExtendedAgentCard", name_0_3="agent/getAuthenticatedExtendedCard",
             request=GetExtendedAgentCardRequest, results=(AgentCard,),
-            decode_request=codecs.request_decoder(GetExtendedAgentCardRequest),
             encode_result=codecs.encode_model, decode_result=codecs.decode_card_result,
             limits=Limits.TENANT_ONLY, routes=(Route("GET", ("extendedAgentCard",)),),
             needs=Capability.EXTENDED_AGENT_CARD, authenticated=True, repeatable=True,
@@ -128,7 +125,6 @@ class Operation:
         # tasks/list is not a 0.3 JSON-RPC method (REST/gRPC only there); accepted as an alias.
         name="ListTasks", name_0_3="tasks/list",
         request=ListTasksRequest, results=(ListTasksResponse,),
-        decode_request=codecs.request_decoder(ListTasksRequest),
         encode_result=codecs.encode_model, decode_result=decode_list_tasks_response,
         limits=Limits.LIST_TASKS,
         routes=(Route("GET", ("tasks",), query={
@@ -139,7 +135,6 @@ class Operation:
     CANCEL_TASK: Final[OperationSpec[CancelTaskRequest, Task]] = OperationSpec(
         name="CancelTask", name_0_3="tasks/cancel",
         request=CancelTaskRequest, results=(Task,),
-        decode_request=codecs.request_decoder(CancelTaskRequest),
         encode_result=codecs.encode_model, decode_result=decode_task,
         limits=Limits.TASK_ID, routes=(Route("POST", ("tasks", "{id}:cancel"), body=True),),
         authorize=AuthorizeOperation.CANCEL, task_in_id=True,
@@ -148,7 +143,6 @@ class Operation:
         OperationSpec(
             name="SubscribeToTask", name_0_3="tasks/resubscribe",
             request=SubscribeToTaskRequest, results=_EVENTS,
-            decode_request=codecs.request_decoder(SubscribeToTaskRequest),
             encode_result=codecs.encode_event, decode_result=decode_stream_event,
             limits=Limits.TASK_ID,
             # The spec's table says POST, the proto's annotation GET: both are served.
@@ -161,7 +155,6 @@ class Operation:
     GET_TASK: Final[OperationSpec[GetTaskRequest, Task]] = OperationSpec(
         name="GetTask", name_0_3="tasks/get",
         request=GetTaskRequest, results=(Task,),
-        decode_request=codecs.request_decoder(GetTaskRequest),
         encode_result=codecs.encode_model, decode_result=decode_task,
         limits=Limits.TASK_ID,
         # currentGeneration: the dev-1.1 long-poll (served only with the generation preview).
@@ -174,7 +167,6 @@ class Operation:
     ] = OperationSpec(
         name="CreateTaskPushNotificationConfig", name_0_3="tasks/pushNotificationConfig/set",
         request=TaskPushNotificationConfig, results=(TaskPushNotificationConfig,),
-        decode_request=codecs.request_decoder(TaskPushNotificationConfig),
         encode_result=codecs.encode_model, decode_result=decode_task_push_config,
         limits=Limits.PUSH_CONFIG, routes=(Route("POST", _PUSH, body=True),),
         needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_SET,
@@ -186,7 +178,6 @@ class Operation:
         name="ListTaskPushNotificationConfigs", name_0_3="tasks/pushNotificationConfig/list",
         request=ListTaskPushNotificationConfigsRequest,
         results=(ListTaskPushNotificationConfigsResponse,),
-        decode_request=codecs.request_decoder(ListTaskPushNotificationConfigsRequest),
         encode_result=codecs.encode_push_configs,
         decode_result=decode_list_push_configs_response,
         limits=Limits.LIST_PUSH_CONFIGS,
@@ -199,7 +190,7 @@ class Operation:
     ] = OperationSpec(
         name="GetTaskPushNotificationConfig", name_0_3="tasks/pushNotificationConfig/get",
         request=GetTaskPushNotificationConfigRequest, results=(TaskPushNotificationConfig,),
-        decode_request=codecs.decode_get_push_request,
+        params_decoder=codecs.decode_get_push_request,
         encode_result=codecs.encode_model, decode_result=decode_task_push_config,
         limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("GET", (*_PUSH, "{id}")),),
         needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_GET,
@@ -211,7 +202,7 @@ class Operation:
         name="DeleteTaskPushNotificationConfig",
         name_0_3="tasks/pushNotificationConfig/delete",
         request=DeleteTaskPushNotificationConfigRequest, results=(type(None),),
-        decode_request=codecs.decode_delete_request,
+        params_decoder=codecs.decode_delete_request,
         encode_result=codecs.encode_null, decode_result=codecs.decode_empty,
         limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("DELETE", (*_PUSH, "{id}")),),
         needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_DELETE,

@@ -12,33 +12,36 @@
 
 from __future__ import annotations
 
-from .agent import (
-    Agent,
-    AgentContext,
-    Outcome,
-    auth_required,
-    error,
-    input_required,
-    message,
-    reject,
-    reply,
-    stream,
-    working,
-)
-from .app import A2AApp
-from .overrides import (
-    get_agent_card,
-    get_base_url,
-    get_identity,
-    get_metadata,
-    put_base_url,
-    put_identity,
-    put_metadata,
-)
-from .push import PushSettings, UrlPolicy
-from .runtime import Runtime
-from .serve import ServerHandle, run_gunicorn, serve
-from .stores import MemoryTaskStore, SQLiteTaskStore, TaskStore, open_store
+from . import overrides
+from .agent import Agent as Agent
+from .agent import AgentContext as AgentContext
+from .agent import Outcome as Outcome
+from .agent import auth_required as auth_required
+from .agent import error as error
+from .agent import input_required as input_required
+from .agent import message as message
+from .agent import reject as reject
+from .agent import reply as reply
+from .agent import stream as stream
+from .agent import working as working
+from .app import A2AApp as A2AApp
+from .overrides import get_agent_card as get_agent_card
+from .overrides import get_base_url as get_base_url
+from .overrides import get_identity as get_identity
+from .overrides import get_metadata as get_metadata
+from .overrides import put_base_url as put_base_url
+from .overrides import put_identity as put_identity
+from .overrides import put_metadata as put_metadata
+from .push import PushSettings as PushSettings
+from .push import UrlPolicy as UrlPolicy
+from .runtime import Runtime as Runtime
+from .serve import ServerHandle as ServerHandle
+from .serve import run_gunicorn as run_gunicorn
+from .serve import serve as serve
+from .stores import MemoryTaskStore as MemoryTaskStore
+from .stores import SQLiteTaskStore as SQLiteTaskStore
+from .stores import TaskStore as TaskStore
+from .stores import open_store as open_store
 
 __all__ = [
     "A2AApp",
@@ -63,11 +66,5 @@ __all__ = [
     "serve",
     "ServerHandle",
     "run_gunicorn",
-    "put_base_url",
-    "get_base_url",
-    "put_metadata",
-    "get_metadata",
-    "put_identity",
-    "get_identity",
-    "get_agent_card",
+    *overrides.__all__,  # per-request overrides, listed once in a2a_wsgi.overrides
 ]

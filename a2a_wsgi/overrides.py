@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from .app import A2AApp
 
 __all__ = [
-    "ENVIRON_KEY",
     "put_base_url",
     "get_base_url",
     "put_metadata",

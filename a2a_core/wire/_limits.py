@@ -73,8 +73,11 @@ class _Policy:
 def check_request_limits(
     limits: Limits, params: Mapping[str, Any], path: str, version: str, *, max_parts: int
 ) -> None:
-    """Refuse a decoded request whose client-controlled members exceed a cap."""
-    _CHECKS[limits](Fields(params, path), _Policy(version, max_parts))
+    """Refuse a decoded request whose client-controlled members exceed a cap: the
+    operation's own members first, then the tenant every request may carry."""
+    f = Fields(params, path)
+    _CHECKS[limits](f, _Policy(version, max_parts))
+    _tenant(f)
 
 
 # -- measuring one member ----------------------------------------------------------------
@@ -232,40 +235,34 @@ def _send(f: Fields, policy: _Policy) -> None:
     if configuration is not None:
         _configuration(configuration)
     _metadata(f)
-    _tenant(f)
 
 
 def _task_id_request(f: Fields, policy: _Policy) -> None:
     """GetTask, CancelTask, SubscribeToTask: the id has its own rule."""
     _metadata(f)
-    _tenant(f)
 
 
 def _list_tasks(f: Fields, policy: _Policy) -> None:
     _length(f, MAX_IDENTIFIER_LENGTH, "contextId")
     _length(f, MAX_PAGE_TOKEN_LENGTH, "pageToken")
-    _tenant(f)
 
 
 def _create_push_config(f: Fields, policy: _Policy) -> None:
     _push_config(f)
-    _tenant(f)
 
 
 def _push_config_target(f: Fields, policy: _Policy) -> None:
     """Get/Delete: ``id`` is the config (1.0) or the task, then held to the task-id rule."""
     _length(f, MAX_IDENTIFIER_LENGTH, "id")
     _length(f, MAX_IDENTIFIER_LENGTH, "pushNotificationConfigId")
-    _tenant(f)
 
 
 def _list_push_configs(f: Fields, policy: _Policy) -> None:
     _length(f, MAX_PAGE_TOKEN_LENGTH, "pageToken")
-    _tenant(f)
 
 
 def _tenant_only(f: Fields, policy: _Policy) -> None:
-    _tenant(f)
+    """Nothing of the operation's own: the tenant is checked for every request."""
 
 
 _CHECKS: Mapping[Limits, Callable[[Fields, _Policy], None]] = {

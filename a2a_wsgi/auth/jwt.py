@@ -36,7 +36,7 @@ from a2a_core.signing import (
     verify_compact,
 )
 
-from .base import DEFAULT_MAX_CREDENTIAL_BYTES, AuthRequest
+from .base import DEFAULT_MAX_CREDENTIAL_BYTES
 from .http import BearerAuthenticator
 from .jwks import JWKSFetcher
 
@@ -189,10 +189,6 @@ class JWTBearerAuthenticator(BearerAuthenticator):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(scheme_name={self.scheme_name!r}, {self.verifier!r})"
-
-    def authenticate(self, request: AuthRequest) -> Principal | None:
-        token = self.token(request)
-        return None if token is None else self.verify_token(token)
 
     def verify_token(self, token: str) -> Principal:
         try:

@@ -30,6 +30,8 @@ durable stores, by every process and host. These rules make that safe:
   does not.
 
 Times are aware UTC datetimes passed in by the caller; stores never guess the time.
+The contracts are exported by :mod:`a2a_wsgi.stores` (its ``__all__``); the helpers
+here (:func:`as_utc`, :func:`sort_key`, …) serve the implementations.
 """
 
 from __future__ import annotations
@@ -40,29 +42,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Protocol, runtime_checkable
 
 from a2a_core.models import StreamEvent, Task, TaskPushNotificationConfig, TaskState
-
-__all__ = [
-    "ConflictError",
-    "Delivery",
-    "DuplicateMessageError",
-    "EventsExpiredError",
-    "LEGACY_FINGERPRINT",
-    "Lease",
-    "LeaseClaim",
-    "OutboxEntry",
-    "StoredTask",
-    "TaskCursor",
-    "TaskStore",
-    "TaskRecords",
-    "EventLog",
-    "PushStore",
-    "LeaseStore",
-    "as_utc",
-    "message_claim",
-    "sort_key",
-    "to_micros",
-    "from_micros",
-]
 
 #: The fingerprint of message claims recorded before fingerprints were (schema version 2).
 #: Real fingerprints are 64 hex digits, so these never match one: a send made before the
@@ -217,8 +196,10 @@ class TaskRecords(Protocol):
 
     def get(self, task_id: str, *, owner: str | None = None,
             tenant: str | None = None) -> Task | None:
-        """The task, or None when unknown or another owner's/tenant's."""
-        ...
+        """The task, or None when unknown or another owner's/tenant's: :meth:`load`
+        without the version (a store naming this protocol as a base inherits it)."""
+        stored = self.load(task_id, owner=owner, tenant=tenant)
+        return stored.task if stored is not None else None
 
     def load(self, task_id: str, *, owner: str | None = None,
              tenant: str | None = None) -> StoredTask | None:

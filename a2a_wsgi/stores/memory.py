@@ -27,6 +27,7 @@ from .base import (
     Page,
     StoredTask,
     TaskCursor,
+    TaskStore,
     as_utc,
     message_claim,
     sort_key,
@@ -57,7 +58,7 @@ class _Outbox:
     last_error: str | None = None
 
 
-class MemoryTaskStore:
+class MemoryTaskStore(TaskStore):
     """A TaskStore in this process's memory, guarded by one lock.
 
     Everything is lost when the process ends, and one process cannot see
@@ -87,11 +88,6 @@ class MemoryTaskStore:
         if record is None or record.owner != owner or record.tenant != tenant:
             return None
         return record
-
-    def get(self, task_id: str, *, owner: str | None = None,
-            tenant: str | None = None) -> Task | None:
-        stored = self.load(task_id, owner=owner, tenant=tenant)
-        return stored.task if stored is not None else None
 
     def load(self, task_id: str, *, owner: str | None = None,
              tenant: str | None = None) -> StoredTask | None:

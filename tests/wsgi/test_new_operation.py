@@ -25,7 +25,7 @@ from a2a_core.models import GetTaskRequest, Message, Task
 from a2a_core.operations import Outcome, Params, Result
 from a2a_core.optable import Limits, OperationSpec, Route
 from a2a_core.service import CallContext
-from a2a_core.wire._codecs import encode_model, request_decoder
+from a2a_core.wire._codecs import encode_model
 from a2a_core.wire._decode import decode_task
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.settings import ProtocolSettings
@@ -34,7 +34,6 @@ from a2a_wsgi.settings import ProtocolSettings
 PEEK_TASK: OperationSpec[GetTaskRequest, Task] = OperationSpec(
     name="PeekTask", name_0_3="tasks/peek",
     request=GetTaskRequest, results=(Task,),
-    decode_request=request_decoder(GetTaskRequest),
     encode_result=encode_model, decode_result=decode_task,
     limits=Limits.TASK_ID, routes=(Route("GET", ("tasks", "{id}:peek")),),
     authorize=AuthorizeOperation.GET, repeatable=True,

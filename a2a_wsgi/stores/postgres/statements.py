@@ -27,6 +27,19 @@ __all__ = ["Statements", "list_queries", "render"]
 #: Statement name -> SQL text, with the quoted schema in place of ``{s}``.
 Statements = dict[str, str]
 
+#: The tables holding rows of a task (``a2a_`` + name), deleted with it by "purge".
+_TASK_ROWS = ("events", "push_configs", "leases", "outbox", "parts", "task_messages")
+
+# How a lease is taken ("acquire", and a save that acknowledges work): when it is free,
+# ours, or expired. The WHERE of DO UPDATE is re-checked under the row lock, so of two
+# reapers taking over one expired lease only the first succeeds. The time follows.
+_TAKE_LEASE = """ON CONFLICT (task_id) DO UPDATE SET
+            worker_id = EXCLUDED.worker_id, expires_at = EXCLUDED.expires_at,
+            attempts = CASE WHEN l.worker_id = EXCLUDED.worker_id
+                            THEN l.attempts ELSE l.attempts + 1 END,
+            owner = EXCLUDED.owner, tenant = EXCLUDED.tenant, payload = EXCLUDED.payload
+        WHERE l.worker_id = EXCLUDED.worker_id OR l.expires_at <= """
+
 _TEXT: dict[str, str] = {
     # ``known``: the version this process saved last, whose body and parts it has.
     "load": """SELECT CASE WHEN t.version = %(known)s::bigint THEN NULL ELSE t.body END,
@@ -76,17 +89,10 @@ _TEXT: dict[str, str] = {
         claimed_until = NULL, last_error = %s WHERE id = %s""",
     "pending": """SELECT count(*) FROM {s}.a2a_outbox
         WHERE task_id = %s AND status = 'pending'""",
-    # Free, ours, or expired: the WHERE of DO UPDATE is re-checked under the row lock,
-    # so of two reapers taking over one expired lease only the first succeeds.
     "acquire": """INSERT INTO {s}.a2a_leases AS l
             (task_id, worker_id, expires_at, attempts, owner, tenant, payload)
         VALUES (%(task)s, %(worker)s, %(expires)s, 1, %(owner)s, %(tenant)s, %(payload)s)
-        ON CONFLICT (task_id) DO UPDATE SET
-            worker_id = EXCLUDED.worker_id, expires_at = EXCLUDED.expires_at,
-            attempts = CASE WHEN l.worker_id = EXCLUDED.worker_id
-                            THEN l.attempts ELSE l.attempts + 1 END,
-            owner = EXCLUDED.owner, tenant = EXCLUDED.tenant, payload = EXCLUDED.payload
-        WHERE l.worker_id = EXCLUDED.worker_id OR l.expires_at <= %(now)s
+        """ + _TAKE_LEASE + """%(now)s
         RETURNING 1""",
     "renew": """UPDATE {s}.a2a_leases SET expires_at = %s
         WHERE worker_id = %s AND task_id = ANY(%s) RETURNING task_id""",
@@ -106,19 +112,9 @@ _TEXT: dict[str, str] = {
     "purge": """WITH doomed AS (
             SELECT id FROM {s}.a2a_tasks WHERE terminal AND status_at < %s
             ORDER BY status_at LIMIT %s FOR UPDATE SKIP LOCKED
-        ), events AS (
-            DELETE FROM {s}.a2a_events x USING doomed WHERE x.task_id = doomed.id
-        ), configs AS (
-            DELETE FROM {s}.a2a_push_configs x USING doomed WHERE x.task_id = doomed.id
-        ), leases AS (
-            DELETE FROM {s}.a2a_leases x USING doomed WHERE x.task_id = doomed.id
-        ), outbox AS (
-            DELETE FROM {s}.a2a_outbox x USING doomed WHERE x.task_id = doomed.id
-        ), parts AS (
-            DELETE FROM {s}.a2a_parts x USING doomed WHERE x.task_id = doomed.id
-        ), messages AS (
-            DELETE FROM {s}.a2a_task_messages x USING doomed WHERE x.task_id = doomed.id
-        )
+        )""" + "".join(f""", {table} AS (
+            DELETE FROM {{s}}.a2a_{table} x USING doomed WHERE x.task_id = doomed.id
+        )""" for table in _TASK_ROWS) + """
         DELETE FROM {s}.a2a_tasks t USING doomed WHERE t.id = doomed.id RETURNING t.id""",
 }
 
@@ -169,12 +165,7 @@ _LEASED = """ leased AS (
                 (task_id, worker_id, expires_at, attempts, owner, tenant, payload)
             SELECT %(id)s, %(l_worker)s, %(l_expires)s, 1, %(owner)s, %(tenant)s,
                    %(l_payload)s FROM t
-            ON CONFLICT (task_id) DO UPDATE SET
-                worker_id = EXCLUDED.worker_id, expires_at = EXCLUDED.expires_at,
-                attempts = CASE WHEN l.worker_id = EXCLUDED.worker_id
-                                THEN l.attempts ELSE l.attempts + 1 END,
-                owner = EXCLUDED.owner, tenant = EXCLUDED.tenant, payload = EXCLUDED.payload
-            WHERE l.worker_id = EXCLUDED.worker_id OR l.expires_at <= %(l_now)s
+            """ + _TAKE_LEASE + """%(l_now)s
         ),"""
 # Most saves queue no push notification: they use the statement without this CTE,
 # which spares psycopg adapting seven empty arrays on every save.

@@ -29,6 +29,7 @@ from ..base import (
     Page,
     StoredTask,
     TaskCursor,
+    TaskStore,
     as_utc,
     message_claim,
     sort_key,
@@ -63,7 +64,7 @@ _Leases = list[Lease]
 _Conns = list[Conn]
 
 
-class PostgresTaskStore:
+class PostgresTaskStore(TaskStore):
     """A :class:`~a2a_wsgi.stores.base.TaskStore` in PostgreSQL (psycopg 3).
 
     ``url`` is a ``postgresql://`` URL (``?schema=NAME`` is understood) or a
@@ -128,11 +129,6 @@ class PostgresTaskStore:
         self._pool.close()
 
     # -- tasks -------------------------------------------------------------------------
-
-    def get(self, task_id: str, *, owner: str | None = None,
-            tenant: str | None = None) -> Task | None:
-        stored = self.load(task_id, owner=owner, tenant=tenant)
-        return stored.task if stored is not None else None
 
     def load(self, task_id: str, *, owner: str | None = None,
              tenant: str | None = None) -> StoredTask | None:

@@ -31,6 +31,7 @@ from ..base import (
     StoredTask,
     StoreOpenError,
     TaskCursor,
+    TaskStore,
     message_claim,
     sort_key,
     to_micros,
@@ -75,7 +76,7 @@ def _make_folder(path: str) -> None:
             "(create it, or set A2A_DB to a path this user can write)") from exc
 
 
-class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
+class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase, TaskStore):
     """A TaskStore in one SQLite file, safe for many threads and processes of one host.
 
     ``path`` defaults to :func:`default_sqlite_path`. ``busy_timeout`` (seconds)
@@ -110,11 +111,6 @@ class SQLiteTaskStore(SQLitePush, SQLiteLeases, SQLiteBase):
         return int(row[0])
 
     # -- tasks -------------------------------------------------------------------------
-
-    def get(self, task_id: str, *, owner: str | None = None,
-            tenant: str | None = None) -> Task | None:
-        stored = self.load(task_id, owner=owner, tenant=tenant)
-        return stored.task if stored is not None else None
 
     def load(self, task_id: str, *, owner: str | None = None,
              tenant: str | None = None) -> StoredTask | None:
