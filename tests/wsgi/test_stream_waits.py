@@ -26,6 +26,7 @@ from a2a_core.service import HEARTBEAT, CallContext, OutboundEvent
 from a2a_wsgi.agent import Agent, working
 from a2a_wsgi.disconnect import client_gone_probe, hangup_fd, watch_hangup
 from a2a_wsgi.runtime import Runtime
+from a2a_wsgi.settings import StreamSettings
 
 WAIT = 5.0
 _ids = itertools.count(1)
@@ -37,7 +38,7 @@ def make() -> Iterator[Callable[..., Runtime]]:
 
     def factory(**kwargs: Any) -> Runtime:
         agent = Agent.from_function(lambda msg, c: working(), name="Held")
-        runtime = Runtime(agent, **kwargs)
+        runtime = Runtime(agent, streams=StreamSettings(**kwargs))
         made.append(runtime)
         return runtime
 
