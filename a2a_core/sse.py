@@ -45,6 +45,7 @@ __all__ = [
     "NEED_DATA",
     "END",
     "encode_event",
+    "encode_data_event",
     "encode_comment",
     "encode_retry",
     "SSEDecoder",
@@ -128,6 +129,20 @@ def encode_event(
         lines.append(f"retry: {retry}")
     lines.extend(f"data: {line}" if line else "data" for line in _LINE_BREAK.split(data))
     return ("\n".join(lines) + "\n\n").encode("utf-8")
+
+
+def encode_data_event(data: bytes, *, id: str | None = None) -> bytes:
+    """:func:`encode_event` for ``data`` already in UTF-8 (compact JSON, say): the same
+    bytes, without decoding and encoding it again when it holds no line break.
+
+    :raises ValueError: CR/LF or NUL in ``id``.
+    """
+    if not data or b"\r" in data or b"\n" in data:
+        return encode_event(data.decode("utf-8"), id=id)
+    if id is None:
+        return b"data: " + data + b"\n\n"
+    _check_field("id", id)
+    return (f"id: {id}\ndata: " if id else "id\ndata: ").encode("utf-8") + data + b"\n\n"
 
 
 def encode_comment(text: str = "") -> bytes:

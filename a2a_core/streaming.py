@@ -15,6 +15,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from . import wire
@@ -23,10 +24,10 @@ from .errors import InternalError, RPCError
 from .jsonrpc import error_response_dict, response_dict
 from .models import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from .service import HEARTBEAT, OutboundEvent, StreamItem
-from .sse import encode_comment, encode_event
+from .sse import encode_comment, encode_data_event, encode_event
 from .versioning import V0_3
 
-__all__ = ["SSE_HEADERS", "sse_body", "started", "closing", "dumps"]
+__all__ = ["SSE_HEADERS", "sse_body", "started", "closing", "dumps", "encoded_event"]
 
 logger = logging.getLogger("a2a_core.streaming")
 
@@ -40,6 +41,37 @@ SSE_HEADERS = [
 def dumps(value: Any) -> str:
     """Compact JSON, as every body we send is written."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+#: Recently framed events as UTF-8 JSON, by (id(event), form). A task's event reaches
+#: each of its subscribers as the same object (they read it from one batch), so it is
+#: encoded once per version, not once per subscriber. An entry holds its event, so
+#: the id cannot be another object's while it is kept; only events of up to
+#: _MEMO_MAX_BYTES are kept, the _MEMO_SIZE newest.
+_memo: dict[tuple[int, str], tuple[object, bytes]] = {}
+_MEMO_SIZE = 64
+_MEMO_MAX_BYTES = 64 * 1024
+
+
+def encoded_event(event: Any, form: str, encode: Callable[[Any], Any]) -> bytes:
+    """``dumps(encode(event))`` in UTF-8, from the memo when ``event`` (the same object)
+    was encoded in ``form`` (one name per ``encode``: a version, say) lately."""
+    key = (id(event), form)
+    hit = _memo.get(key)
+    if hit is not None and hit[0] is event:
+        return hit[1]
+    data = dumps(encode(event)).encode("utf-8")
+    if len(data) <= _MEMO_MAX_BYTES:
+        if len(_memo) >= _MEMO_SIZE:
+            try:
+                _memo.pop(next(iter(_memo)), None)  # the oldest
+            except (RuntimeError, StopIteration):  # another thread changed it meanwhile
+                pass
+        _memo[key] = (event, data)
+    return data
+
+
+_PING = encode_comment("ping")
 
 
 def sse_body(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
@@ -79,24 +111,38 @@ def _error_event(request_id: Any, version: str, err: RPCError) -> bytes:
     return encode_event(dumps(error))
 
 
+def _envelope_head(request_id: Any) -> bytes:
+    """``dumps(response_dict(request_id, result))`` up to the result (the JSON of the
+    result and ``}`` follow): the same checks, the same bytes."""
+    return dumps(response_dict(request_id, None))[: -len("null}")].encode("utf-8")
+
+
 def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+    head: bytes | None = None
+    encode = partial(_encode_result, version)
     try:
         for item in items:
             if item is HEARTBEAT:
-                yield encode_comment("ping")
+                yield _PING
                 continue
             event_id = None
             event: Any = item
             if isinstance(item, OutboundEvent):
                 event, event_id = item.event, item.event_id
-            result = wire.encode_stream_event(_final_for(event, version), version)
-            yield encode_event(dumps(response_dict(request_id, result)), id=event_id)
+            if head is None:
+                head = _envelope_head(request_id)
+            result = encoded_event(event, version, encode)
+            yield encode_data_event(head + result + b"}", id=event_id)
             del item, event, result  # not held while the stream waits for its next item
     except RPCError as err:
         yield _error_event(request_id, version, err)
     except Exception:
         logger.exception("unhandled error while streaming")
         yield _error_event(request_id, version, InternalError())
+
+
+def _encode_result(version: str, event: Any) -> Any:
+    return wire.encode_stream_event(_final_for(event, version), version)
 
 
 def _final_for(event: Any, version: str) -> StreamEvent:

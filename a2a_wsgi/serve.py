@@ -16,7 +16,9 @@ worker and tells the worker's apps what the worker is (:mod:`a2a_wsgi.process`);
 
 from __future__ import annotations
 
+import gc
 import importlib.util
+import os
 import resource
 import signal
 import sys
@@ -46,6 +48,8 @@ __all__ = [
     "raise_open_file_limit",
     "run_gunicorn",
     "gunicorn_post_worker_init",
+    "settle_gc",
+    "GEVENT_GC_THRESHOLD",
     "stop_streams_on_sigterm",
 ]
 
@@ -226,7 +230,8 @@ def gunicorn_post_worker_init(worker: Any) -> None:
     now: push deliveries resume and leases are kept before any request, and an app
     that cannot serve here (an in-memory store for several workers) stops the
     worker from booting. It also lifts the open-file limit
-    (:func:`raise_open_file_limit`). ``a2a serve`` and :func:`run_gunicorn` install
+    (:func:`raise_open_file_limit`) and, once the apps have started, freezes what
+    boot made for the collector (:func:`settle_gc`). ``a2a serve`` and :func:`run_gunicorn` install
     it; ``gunicorn -c python:a2a_wsgi.gunicorn_config`` does too, and in a config
     file of your own::
 
@@ -246,6 +251,43 @@ def gunicorn_post_worker_init(worker: Any) -> None:
         # makes the master stop instead of booting the worker again.
         print(f"a2a: {exc}", file=sys.stderr, flush=True)
         sys.exit(_APP_LOAD_ERROR)
+    settle_gc(cooperative_worker=cooperative())
+
+
+#: The collector's thresholds in a gevent worker (Python 3.11's defaults: 700, 10, 10;
+#: 3.13's: 2000, 10, 10): see :func:`settle_gc`.
+GEVENT_GC_THRESHOLD = (2000, 10, 10)
+
+
+def settle_gc(*, cooperative_worker: bool) -> None:
+    """Keep garbage collection from stopping a booted worker for long.
+
+    A worker holding thousands of streams tracks hundreds of thousands of objects,
+    and a full collection walks all of them while nothing else runs (under gevent,
+    no request is answered meanwhile). Once the worker has booted and its apps
+    have started, what exists now (modules, classes, the apps, their stores) lives
+    as long as the worker: collect once, then :func:`gc.freeze` it, so no later
+    collection walks it again. Objects freed by reference counting are still
+    freed; only a cycle among frozen objects would never be collected, and boot
+    leaves none behind after the collection. In a gevent worker the youngest
+    generation is also collected after 2,000 allocations instead of 700 (Python
+    3.13's own default; :data:`GEVENT_GC_THRESHOLD`): more of a fan-out's
+    short-lived objects (a woken stream's item, its bytes) die by reference
+    counting before a collection sees them instead of being promoted, so full
+    collections come less often, while each young collection stays short. And unless
+    ``GEVENT_TRACK_GREENLET_TREE`` says otherwise, gevent stops recording for each
+    greenlet the stack that spawned it (ten frame records, kept as long as the
+    greenlet: a held stream's) and its spawn tree, which only gevent's debugging
+    reports (``gevent.util.format_run_info``) read. See docs/deployment.md.
+    """
+    gc.collect()
+    gc.freeze()
+    if cooperative_worker:
+        gc.set_threshold(*GEVENT_GC_THRESHOLD)
+        if "GEVENT_TRACK_GREENLET_TREE" not in os.environ:
+            import gevent
+
+            gevent.config.track_greenlet_tree = False
 
 
 def _post_worker_init(user_hook: Callable[[Any], Any] | None) -> Callable[[Any], None]:

@@ -26,7 +26,7 @@ from ..http import HttpResponse
 from ..models import StreamEvent
 from ..service import Heartbeat, OutboundEvent, StreamItem
 from ..sse import encode_comment, encode_event
-from ..streaming import SSE_HEADERS, dumps
+from ..streaming import SSE_HEADERS, dumps, encoded_event
 from ._status import A2A_JSON, encode_status
 
 __all__ = ["json_response", "sse_response", "sse_body", "frame_stream"]
@@ -66,7 +66,12 @@ def sse_body(items: Iterator[StreamItem]) -> Iterator[bytes]:
 
 
 def _stream_response(event: StreamEvent) -> str:
-    return dumps(wire.encode_stream_event(event, _VERSION))
+    # Once per event, not per subscriber (see streaming.encoded_event).
+    return encoded_event(event, "rest", _encode_stream_response).decode("utf-8")
+
+
+def _encode_stream_response(event: StreamEvent) -> Any:
+    return wire.encode_stream_event(event, _VERSION)
 
 
 def _error_event(err: RPCError) -> bytes:

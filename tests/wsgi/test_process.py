@@ -8,8 +8,10 @@ Creating or starting an app reads no signal handler.
 
 from __future__ import annotations
 
+import gc
 import signal
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -20,7 +22,7 @@ from werkzeug.test import Client
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, process, reply
 from a2a_wsgi.process import ServerInfo
-from a2a_wsgi.serve import gunicorn_post_worker_init
+from a2a_wsgi.serve import GEVENT_GC_THRESHOLD, gunicorn_post_worker_init, settle_gc
 from a2a_wsgi.store_choice import MemoryStoreInManyProcessesError
 from a2a_wsgi.stores import MemoryTaskStore, SQLiteTaskStore
 
@@ -33,12 +35,17 @@ class Echo(Agent):
 
 
 @pytest.fixture(autouse=True)
-def fresh_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """This test's apps only (other tests' apps stay unannounced), a shared file in tmp."""
+def fresh_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """This test's apps only (other tests' apps stay unannounced), a shared file in tmp;
+    the collector as it was (the gunicorn hook freezes what exists and may retune it)."""
     monkeypatch.setattr(process, "_apps", weakref.WeakSet())
     monkeypatch.setattr(process, "_announced", None)
     monkeypatch.setenv("A2A_DB", str(tmp_path / "tasks.sqlite3"))
     monkeypatch.delenv("A2A_STORE", raising=False)
+    threshold = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
 
 
 def test_an_announced_worker_starts_its_apps_sized_for_it() -> None:
@@ -68,7 +75,22 @@ def test_the_gunicorn_hook_announces_the_workers_settings() -> None:
         signal.signal(signal.SIGTERM, previous)
     assert process.announced() == ServerInfo(multiprocess=True, stream_limit=12)
     assert isinstance(app.runtime.store, SQLiteTaskStore) and app.streams.limit == 12
+    assert gc.get_freeze_count() > 0  # what boot made is frozen for the collector
+    assert gc.get_threshold() != GEVENT_GC_THRESHOLD  # threads: Python's own thresholds
     app.close()
+
+
+def test_settling_the_collector_freezes_boot_and_retunes_only_gevent_workers() -> None:
+    threshold = gc.get_threshold()
+    settle_gc(cooperative_worker=False)
+    assert gc.get_freeze_count() > 0 and gc.get_threshold() == threshold
+    gc.unfreeze()
+    settle_gc(cooperative_worker=True)
+    assert gc.get_freeze_count() > 0 and gc.get_threshold() == GEVENT_GC_THRESHOLD
+    cycle: list[object] = []
+    cycle.append(cycle)  # made after the freeze: collected as ever
+    del cycle
+    assert gc.collect() >= 1
 
 
 @pytest.mark.parametrize("multiprocess", [False, True])
