@@ -39,7 +39,12 @@ SSE_HEADERS = [
 
 def dumps(value: Any) -> str:
     """Compact JSON, as every body we send is written."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
+
+
+#: What ``json.dumps(value, separators=(",", ":"), ensure_ascii=False)`` builds for each call
+#: (an encoder keeps no state between calls): one for every event of every stream.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def sse_body(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
@@ -80,6 +85,7 @@ def _error_event(request_id: Any, version: str, err: RPCError) -> bytes:
 
 
 def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+    envelope = None  # the JSON-RPC envelope, its id checked once (by the first event)
     try:
         for item in items:
             if item is HEARTBEAT:
@@ -90,8 +96,13 @@ def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Itera
             if isinstance(item, OutboundEvent):
                 event, event_id = item.event, item.event_id
             result = wire.encode_stream_event(_final_for(event, version), version)
-            yield encode_event(dumps(response_dict(request_id, result)), id=event_id)
+            if envelope is None:
+                envelope = response_dict(request_id, result)
+            else:  # (the same envelope, its result replaced: nothing keeps the last one)
+                envelope["result"] = result
+            yield encode_event(_ENCODER.encode(envelope), id=event_id)
             del item, event, result  # not held while the stream waits for its next item
+            envelope["result"] = None
     except RPCError as err:
         yield _error_event(request_id, version, err)
     except Exception:
