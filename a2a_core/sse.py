@@ -122,12 +122,16 @@ def encode_event(
         _check_field("event", event)
         lines.append(f"event: {event}")
     if id is not None:
-        _check_field("id", id)
+        if "\r" in id or "\n" in id or "\0" in id:  # (every event has one: no call when clean)
+            _check_field("id", id)
         lines.append(f"id: {id}" if id else "id")
     if retry is not None:
         _check_retry(retry)
         lines.append(f"retry: {retry}")
-    lines.extend(f"data: {line}" if line else "data" for line in _LINE_BREAK.split(data))
+    if "\n" in data or "\r" in data:
+        lines.extend(f"data: {line}" if line else "data" for line in _LINE_BREAK.split(data))
+    else:  # one line (every JSON body we send): what the split would give, without it
+        lines.append(f"data: {data}" if data else "data")
     return ("\n".join(lines) + "\n\n").encode("utf-8")
 
 

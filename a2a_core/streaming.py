@@ -40,7 +40,12 @@ SSE_HEADERS = [
 
 def dumps(value: Any) -> str:
     """Compact JSON, as every body we send is written."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
+
+
+#: What ``json.dumps(value, separators=(",", ":"), ensure_ascii=False)`` builds for each call
+#: (an encoder keeps no state between calls): one for every event of every stream.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 #: Recently framed events as UTF-8 JSON, by (id(event), form). A task's event reaches

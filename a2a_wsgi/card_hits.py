@@ -45,16 +45,21 @@ class CardHits:
     @staticmethod
     def key(environ: Mapping[str, Any], base_url: str | None) -> _Key | None:
         """What a card GET's answer depends on; None when it must take the long way."""
-        if ENVIRON_KEY in environ or environ.get("REQUEST_METHOD") != "GET":
+        # (``k in environ and environ[k]`` rather than ``environ.get(k)``: no call, and this
+        # runs on every request before anything else)
+        if ENVIRON_KEY in environ or "REQUEST_METHOD" not in environ \
+                or environ["REQUEST_METHOD"] != "GET":
             return None
-        return (environ.get("PATH_INFO"),
+        return (environ["PATH_INFO"] if "PATH_INFO" in environ else None,
                 environ["HTTP_A2A_VERSION"] if "HTTP_A2A_VERSION" in environ else None,
                 environ["QUERY_STRING"] if "QUERY_STRING" in environ else None,
-                environ.get("wsgi.url_scheme"),
+                environ["wsgi.url_scheme"] if "wsgi.url_scheme" in environ else None,
                 environ["HTTP_HOST"] if "HTTP_HOST" in environ else None,
-                environ.get("SERVER_NAME"), environ.get("SERVER_PORT"),
-                environ.get("SCRIPT_NAME"), base_url,
-                environ.get("wsgi.multiprocess"))  # a guessed memory store refuses many
+                environ["SERVER_NAME"] if "SERVER_NAME" in environ else None,
+                environ["SERVER_PORT"] if "SERVER_PORT" in environ else None,
+                environ["SCRIPT_NAME"] if "SCRIPT_NAME" in environ else None, base_url,
+                # a guessed memory store refuses many processes
+                environ["wsgi.multiprocess"] if "wsgi.multiprocess" in environ else None)
 
     def keep(self, key: _Key, card: PreparedCard) -> None:
         """Remember the answer given for ``key``."""
