@@ -134,7 +134,9 @@ def _text_part(data: Any) -> TextPart | None:
     text = media_type = metadata = None
     for name, value in data.items():
         if value is None:
-            continue
+            if name == "mediaType" or name == "metadata":
+                continue  # null is absent
+            return None  # a null content member ("data": null) still counts as one
         if name == "text":
             if value.__class__ is not str:
                 return None
