@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from .extensions import Activation, Extension
 from .models import (
@@ -81,6 +81,10 @@ def hidden(value: T, ctx: CallContext) -> T:
     return shown
 
 
+#: The stream events that carry a generation (exactly these classes: the fast path).
+_STAMPED: frozenset[Any] = frozenset((Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent))
+
+
 def without_generations(value: Any) -> Any:
     """``value`` (Task, event, page, OutboundEvent) with its generations taken out."""
     if isinstance(value, (Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
@@ -107,7 +111,19 @@ class _Stripped(Iterator[StreamItem]):
         self._items = items
 
     def __next__(self) -> StreamItem:
-        return cast(StreamItem, without_generations(next(self._items)))
+        # without_generations() inlined for the usual items (a stamped event, bare or with
+        # its id): no call per item beyond this one, on the stream's hot path
+        item: Any = next(self._items)
+        outbound = item.__class__ is OutboundEvent
+        event: Any = item.event if outbound else item
+        if event.__class__ in _STAMPED:
+            if event.generation is not None:
+                stripped: Any = replace(event, generation=None)
+                item = replace(item, event=stripped) if outbound else stripped
+            kept: StreamItem = item
+            return kept
+        shown: StreamItem = without_generations(item)  # anything else (a message, a heartbeat)
+        return shown
 
     def close(self) -> None:
         close = getattr(self._items, "close", None)
