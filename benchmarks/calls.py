@@ -9,7 +9,8 @@
 each function's calls including its callees' (``--min N`` hides smaller ones):
 where a request's calls go, which the flat list cannot show.
 
-``examples/echo.py``'s app is called in-process the way a WSGI server calls
+``examples/echo.py``'s app (the stream row: ``benchmarks/apps/ours.py``'s, whose
+``"stream 10"`` streams ten chunks) is called in-process the way a WSGI server calls
 it: a fresh environ per request, the body iterated and closed. Each request
 is warmed up first (the app assembles itself on its first request), then
 repeated; the figure is cProfile's total call count (primitive calls plus

@@ -60,3 +60,48 @@ def test_a_stream_nobody_reads_the_count_of_passes_unwrapped() -> None:
     counted = CallRecord().answered(None, Stream(iter(_items())))  # type: ignore[arg-type]
     assert isinstance(counted, Stream)
     list(counted.items)
+
+
+def _released(items: Iterator[StreamItem]) -> tuple[Iterator[StreamItem], list[int]]:
+    from a2a_core.streaming import closing
+
+    released: list[int] = []
+    return closing(items, on_close=lambda: released.append(1)), released
+
+
+def test_the_stream_place_rides_on_the_stripper_and_is_released_once() -> None:
+    stripped = hidden_items(iter(_items()), CallContext(version="1.0"))
+    wrapped, released = _released(stripped)
+    assert wrapped is stripped  # one layer, not two
+    assert len(list(wrapped)) == len(_items()) and released == [1]
+    wrapped.close()  # type: ignore[attr-defined]
+    assert released == [1]
+
+
+def test_closing_an_unstarted_stripper_releases_the_place() -> None:
+    wrapped, released = _released(hidden_items(iter(_items()), CallContext(version="1.0")))
+    wrapped.close()  # type: ignore[attr-defined]
+    assert released == [1]
+
+
+def test_a_raising_producer_releases_the_place() -> None:
+    def produce() -> Iterator[StreamItem]:
+        yield _update(1)
+        raise RuntimeError("agent failed")
+
+    wrapped, released = _released(hidden_items(produce(), CallContext(version="1.0")))
+    next(wrapped)
+    try:
+        next(wrapped)
+    except RuntimeError:
+        pass
+    assert released == [1]
+
+
+def test_an_ended_iterator_is_wrapped_not_adopted() -> None:
+    stripped = hidden_items(iter(()), CallContext(version="1.0"))
+    assert list(stripped) == []
+    wrapped, released = _released(stripped)
+    assert wrapped is not stripped
+    wrapped.close()  # type: ignore[attr-defined]
+    assert released == [1]
