@@ -30,7 +30,7 @@ class ClosingIterator(Generic[T]):
     (also before the first item), after everything else was closed.
     """
 
-    __slots__ = ("_first", "_items", "_also", "_on_close")
+    __slots__ = ("_first", "_items", "_also", "_on_close", "_ended")
 
     def __init__(self, items: Iterator[T], *, first: Sequence[T] = (), also: object = None,
                  on_close: Callable[[], None] | None = None) -> None:
@@ -38,6 +38,7 @@ class ClosingIterator(Generic[T]):
         self._items = items
         self._also = also
         self._on_close = on_close
+        self._ended = False
 
     def __iter__(self) -> ClosingIterator[T]:
         return self
@@ -61,7 +62,17 @@ class ClosingIterator(Generic[T]):
             finally:
                 self._done()
 
+    def adopt(self, on_close: Callable[[], None]) -> bool:
+        """Take ``on_close`` as this iterator's own, if it has none and has not ended yet
+        (then wrapping it in ``ClosingIterator(self, on_close=on_close)`` would only add a
+        layer per item). False: it has one already, or it ended; wrap it instead."""
+        if self._on_close is not None or self._ended:
+            return False
+        self._on_close = on_close
+        return True
+
     def _done(self) -> None:
+        self._ended = True
         on_close, self._on_close = self._on_close, None
         if on_close is not None:
             on_close()

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from .closing import ClosingIterator
 from .extensions import Activation, Extension
 from .models import (
     GetTaskRequest,
@@ -81,6 +82,10 @@ def hidden(value: T, ctx: CallContext) -> T:
     return shown
 
 
+#: The stream events that carry a generation (exactly these classes: the fast path).
+_STAMPED: frozenset[Any] = frozenset((Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent))
+
+
 def without_generations(value: Any) -> Any:
     """``value`` (Task, event, page, OutboundEvent) with its generations taken out."""
     if isinstance(value, (Task, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
@@ -100,19 +105,33 @@ def hidden_items(items: Iterator[StreamItem], ctx: CallContext) -> Iterator[Stre
     return _Stripped(items)
 
 
-class _Stripped(Iterator[StreamItem]):
-    """Each item without its generation; ``close()`` closes ``items`` even unstarted."""
+class _Stripped(ClosingIterator[StreamItem]):
+    """Each item without its generation; ``close()`` closes ``items`` even unstarted.
 
-    def __init__(self, items: Iterator[StreamItem]) -> None:
-        self._items = items
+    A :class:`ClosingIterator` (its ``close()``, ``on_close`` and ``adopt``), so the stream
+    place's release can ride on it instead of wrapping it.
+    """
+
+    __slots__ = ()
 
     def __next__(self) -> StreamItem:
-        return cast(StreamItem, without_generations(next(self._items)))
-
-    def close(self) -> None:
-        close = getattr(self._items, "close", None)
-        if close is not None:
-            close()
+        # without_generations() inlined for the usual items (a stamped event, bare or with
+        # its id): no call per item beyond this one, on the stream's hot path
+        try:
+            item: Any = next(self._items)
+            outbound = item.__class__ is OutboundEvent
+            event: Any = item.event if outbound else item
+            if event.__class__ not in _STAMPED:  # anything else (a message, a heartbeat)
+                shown: StreamItem = without_generations(item)
+                return shown
+            if event.generation is not None:
+                stripped: Any = replace(event, generation=None)
+                item = replace(item, event=stripped) if outbound else stripped
+            kept: StreamItem = item
+            return kept
+        except BaseException:  # exhausted or raised: on_close runs (as ClosingIterator's)
+            self._done()
+            raise
 
 
 def ignored(request: T, ctx: CallContext) -> T:

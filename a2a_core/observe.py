@@ -18,7 +18,7 @@ an OpenTelemetry SDK.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -75,6 +75,11 @@ class CallRecord:
     streamed: bool = False
     events: int = 0
     final: bool = False
+    #: Asked once when the answer is a stream: whether its items are to be noted as they
+    #: pass (``events``, ``final``, the ids, an error it raises). False when nothing will
+    #: read them (no log line, no span, no metric): the stream is handed on unwrapped.
+    #: None: always noted.
+    counting: Callable[[], bool] | None = None
 
     def start(self, binding: str, version: str | None = None, identity: Any = None) -> None:
         """The binding took the request."""
@@ -98,6 +103,8 @@ class CallRecord:
         """The operation's answer, its ids noted; a stream is counted as it goes."""
         if isinstance(outcome, Stream):
             self.streamed = True
+            if self.counting is not None and not self.counting():
+                return outcome
             return Stream(_Counted(outcome.items, self))
         if self.task_id is None and Task in operation.results:  # a task, or a task-or-message
             self._note_ids(*_result_ids(outcome))

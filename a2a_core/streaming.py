@@ -167,4 +167,6 @@ def _final_for(event: Any, version: str) -> StreamEvent:
 def closing(items: Iterator[StreamItem], *, on_close: Callable[[], None]) -> Iterator[StreamItem]:
     """``items``, calling ``on_close`` once: when exhausted, when it raises, or when closed
     (before the first item too). ``close()`` closes ``items``."""
+    if isinstance(items, ClosingIterator) and items.adopt(on_close):
+        return items  # the same calls, one layer less per item
     return ClosingIterator(items, on_close=on_close)

@@ -9,7 +9,8 @@
 each function's calls including its callees' (``--min N`` hides smaller ones):
 where a request's calls go, which the flat list cannot show.
 
-``examples/echo.py``'s app is called in-process the way a WSGI server calls
+``examples/echo.py``'s app (the stream row: ``benchmarks/apps/ours.py``'s, whose
+``"stream 10"`` streams ten chunks) is called in-process the way a WSGI server calls
 it: a fresh environ per request, the body iterated and closed. Each request
 is warmed up first (the app assembles itself on its first request), then
 repeated; the figure is cProfile's total call count (primitive calls plus
@@ -32,6 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.apps.ours import app as bench_app  # noqa: E402
 from examples.echo import app  # noqa: E402
 
 Environ = dict[str, Any]
@@ -56,12 +58,13 @@ def _environ(method: str, path: str, body: bytes = b"", **headers: str) -> Envir
 
 def _call(environ: Environ) -> tuple[str, dict[str, str], bytes]:
     seen: dict[str, Any] = {}
+    serve = bench_app if environ.pop("bench.app", False) else app
 
     def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
         seen["status"], seen["headers"] = status, dict(headers)
         return lambda data: None
 
-    body = app(environ, start_response)
+    body = serve(environ, start_response)
     try:
         data = b"".join(body)
     finally:
@@ -86,6 +89,16 @@ def send_rest() -> Environ:
     return _environ("POST", "/rest/message:send", json.dumps(body).encode(), a2a_version="1.0")
 
 
+def stream_10() -> Environ:
+    """A 10-event stream (benchmarks/apps/ours.py's "stream 10"), read to its end."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+            "params": {"message": _message("stream 10")}}
+    environ = _environ("POST", "/", json.dumps(body).encode(), a2a_version="1.0",
+                       accept="text/event-stream")
+    environ["bench.app"] = True
+    return environ
+
+
 def card() -> Environ:
     return _environ("GET", "/.well-known/agent-card.json")
 
@@ -99,6 +112,7 @@ def card_304() -> Environ:
 REQUESTS: dict[str, tuple[Callable[[], Environ], str]] = {
     "blocking SendMessage (1.0, JSON-RPC)": (send_jsonrpc, "200"),
     "the same over HTTP+JSON (POST /rest/message:send)": (send_rest, "200"),
+    "10-event stream (SendStreamingMessage, SSE)": (stream_10, "200"),
     "card GET": (card, "200"),
     "card 304 (If-None-Match)": (card_304, "304"),
 }

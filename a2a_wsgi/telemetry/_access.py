@@ -108,11 +108,17 @@ class _Call:
         self.stream_end: str | None = None
         #: Whether an OpenTelemetry SDK listens: without one, no span and no metrics.
         self.metered = otel is not None and otel.listening()
+        self.record.counting = self.counting
         method = environ.get("REQUEST_METHOD", "GET")
         self.span = None if not self.metered else otel.start(
             f"A2A {method}", otel.SERVER, {"http.request.method": method},
             incoming=self.incoming, tracestate=environ.get("HTTP_TRACESTATE"))
         self._done = False
+
+    def counting(self) -> bool:
+        """Whether a stream's count will be read: by the line (INFO, or WARNING when the
+        answer failed), the span or the metrics. Without any, its items pass unnoted."""
+        return self.metered or log.isEnabledFor(logging.WARNING)
 
     def start_response(self, status: str, headers: list[tuple[str, str]],
                        exc_info: Any = None) -> Any:
@@ -221,7 +227,10 @@ class _ObservedBody:
 
     def __next__(self) -> bytes:
         call = self._call
-        entered = call.enter()
+        if call.span is None and incoming.get() is call.incoming:
+            entered = None  # the request's trace is current already: nothing to enter
+        else:
+            entered = call.enter()
         try:
             chunk = next(self._chunks)
         except StopIteration:
@@ -231,7 +240,8 @@ class _ObservedBody:
             call.raised = True
             raise
         finally:
-            call.leave(entered)
+            if entered is not None:
+                call.leave(entered)
         return chunk
 
     def close(self) -> None:
