@@ -14,7 +14,6 @@ producer); :mod:`a2a_core.streaming` can frame JSON-RPC streams with it too.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -45,12 +44,8 @@ def json_response(
     """
     if result is None:
         result = {}
-    body = _ENCODER.encode(result).encode("utf-8")  # (what streaming.dumps writes)
+    body = dumps(result).encode("utf-8")
     return HttpResponse(200, [("Content-Type", media_type), *headers], body)
-
-
-#: One encoder for every answer (json.dumps would build one per call).
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 def sse_response(
