@@ -48,11 +48,9 @@ class APIKeyAuthenticator(Authenticator):
             raise ValueError(f"location must be one of {_LOCATIONS}, not {location!r}")
         if (keys is None) == (verify is None):
             raise ValueError("give exactly one of keys= or verify=")
+        super().__init__(scheme_name=scheme_name, realm=realm, description=description)
         self.name = name
         self.location = location
-        self.scheme_name = scheme_name
-        self.realm = realm
-        self.description = description
         self.max_bytes = max_bytes
         self._verify = verify
         self._table = [(_digest(k), v) for k, v in (keys or {}).items()]

@@ -107,8 +107,17 @@ class Authenticator(ABC):
     scopes: tuple[str, ...] = ()
     #: ``realm`` of the WWW-Authenticate challenge.
     realm: str = "a2a"
+    #: The scheme's ``description`` on the card.
+    description: str | None = None
     #: The challenge's auth-scheme token (``Bearer``, ``Basic``…).
     challenge_scheme: str = ""
+
+    def __init__(self, *, scheme_name: str = "", realm: str = "a2a",
+                 description: str | None = None) -> None:
+        """What every scheme is declared by: its card name, challenge realm and description."""
+        self.scheme_name = scheme_name
+        self.realm = realm
+        self.description = description
 
     @abstractmethod
     def authenticate(self, request: AuthRequest) -> Principal | None:

@@ -66,11 +66,9 @@ class BearerAuthenticator(Authenticator):
                  bearer_format: str | None = None, realm: str = "a2a",
                  description: str | None = None,
                  max_header_bytes: int = DEFAULT_MAX_CREDENTIAL_BYTES) -> None:
+        super().__init__(scheme_name=scheme_name, realm=realm, description=description)
         self._verify = verify
-        self.scheme_name = scheme_name
         self.bearer_format = bearer_format
-        self.realm = realm
-        self.description = description
         self.max_header_bytes = max_header_bytes
 
     def __repr__(self) -> str:
@@ -109,10 +107,8 @@ class BasicAuthenticator(Authenticator):
     def __init__(self, verify: Callable[[str, str], VerifyResult], *, scheme_name: str = "basic",
                  realm: str = "a2a", description: str | None = None,
                  max_header_bytes: int = DEFAULT_MAX_CREDENTIAL_BYTES) -> None:
+        super().__init__(scheme_name=scheme_name, realm=realm, description=description)
         self._verify = verify
-        self.scheme_name = scheme_name
-        self.realm = realm
-        self.description = description
         self.max_header_bytes = max_header_bytes
 
     def __repr__(self) -> str:

@@ -53,6 +53,7 @@ class MutualTLSAuthenticator(Authenticator):
                  max_bytes: int = 4 * DEFAULT_MAX_CREDENTIAL_BYTES) -> None:
         if fingerprints is not None and verify is not None:
             raise ValueError("give fingerprints= or verify=, not both")
+        super().__init__(scheme_name=scheme_name, realm=realm, description=description)
         self.header = header
         self.trusted = None if trusted_proxies is None else \
             [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
@@ -62,9 +63,6 @@ class MutualTLSAuthenticator(Authenticator):
         self.verified_header = verified_header
         self.verified_value = verified_value
         self._clock = clock
-        self.scheme_name = scheme_name
-        self.realm = realm
-        self.description = description
         self.max_bytes = max_bytes
 
     def __repr__(self) -> str:
