@@ -26,7 +26,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from ...concurrency import cooperative
 
@@ -170,27 +170,25 @@ class SQLiteBase:
     def _conn(self) -> sqlite3.Connection:
         return self._connections.get()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction, holding the database's write lock from the start."""
+        return self._transaction("BEGIN IMMEDIATE", on_error="ROLLBACK")
+
+    def _read(self) -> AbstractContextManager[sqlite3.Connection]:
+        """One consistent snapshot for several SELECTs (nothing to undo: ended alike)."""
+        return self._transaction("BEGIN", on_error="COMMIT")
+
+    @contextmanager
+    def _transaction(self, begin: str, *, on_error: str) -> Iterator[sqlite3.Connection]:
+        """A transaction started by ``begin``, committed, or ended by ``on_error`` on an error."""
         conn = self._conn()
-        self._connections.begin(conn, "BEGIN IMMEDIATE")
+        self._connections.begin(conn, begin)
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute(on_error)
             raise
         conn.execute("COMMIT")
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """One consistent snapshot for several SELECTs."""
-        conn = self._conn()
-        self._connections.begin(conn, "BEGIN")
-        try:
-            yield conn
-        finally:
-            conn.execute("COMMIT")
 
     def close(self) -> None:
         self._connections.close()
