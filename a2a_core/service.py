@@ -18,23 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from . import models
 from .jsonvalue import JSONValue
-from .models import (
-    AgentCard,
-    CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    GetTaskPushNotificationConfigRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest,
-    ListTasksResponse,
-    Message,
-    SendMessageRequest,
-    StreamEvent,
-    SubscribeToTaskRequest,
-    Task,
-    TaskPushNotificationConfig,
-)
 
 __all__ = [
     "CallContext",
@@ -74,14 +59,14 @@ class CallContext:
     client_gone: Callable[[], bool] | None = None
     #: The task the call names, as Operations read and authorized it through this service
     #: (cancel, push configs); a service may answer from it instead of reading it again.
-    task: Task | None = None
+    task: models.Task | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class OutboundEvent:
     """A stream event with the id it is sent under (the SSE ``id:`` field)."""
 
-    event: StreamEvent
+    event: models.StreamEvent
     event_id: str | None = None
 
 
@@ -97,7 +82,7 @@ class Heartbeat:
 HEARTBEAT = Heartbeat()
 
 #: What a streaming service method yields.
-StreamItem = StreamEvent | OutboundEvent | Heartbeat
+StreamItem = models.StreamEvent | OutboundEvent | Heartbeat
 
 
 class A2AService(Protocol):
@@ -107,57 +92,61 @@ class A2AService(Protocol):
     …); anything else becomes an InternalError without leaking its text.
     """
 
-    def agent_card(self) -> AgentCard:
+    def agent_card(self) -> models.AgentCard:
         """The public card; the card endpoint fills in its interfaces when empty."""
         ...
 
-    def extended_agent_card(self, ctx: CallContext) -> AgentCard:
+    def extended_agent_card(self, ctx: CallContext) -> models.AgentCard:
         """Raise ExtendedAgentCardNotConfiguredError when there is none."""
         ...
 
-    def send_message(self, request: SendMessageRequest, ctx: CallContext) -> Task | Message:
+    def send_message(
+        self, request: models.SendMessageRequest, ctx: CallContext
+    ) -> models.Task | models.Message:
         """Blocking unless ``request.configuration.blocking`` is False."""
         ...
 
     def send_streaming_message(
-        self, request: SendMessageRequest, ctx: CallContext
+        self, request: models.SendMessageRequest, ctx: CallContext
     ) -> Iterator[StreamItem]:
         """Task (or one Message) first, then updates; closing the iterator stops listening."""
         ...
 
-    def get_task(self, task_id: str, ctx: CallContext) -> Task:
+    def get_task(self, task_id: str, ctx: CallContext) -> models.Task:
         """The full task (Operations trims its history); TaskNotFoundError if unknown."""
         ...
 
-    def list_tasks(self, request: ListTasksRequest, ctx: CallContext) -> ListTasksResponse:
+    def list_tasks(
+        self, request: models.ListTasksRequest, ctx: CallContext
+    ) -> models.ListTasksResponse:
         """Filtered, newest first, paged; Operations trims history and artifacts."""
         ...
 
-    def cancel_task(self, request: CancelTaskRequest, ctx: CallContext) -> Task:
+    def cancel_task(self, request: models.CancelTaskRequest, ctx: CallContext) -> models.Task:
         ...
 
     def subscribe_to_task(
-        self, request: SubscribeToTaskRequest, ctx: CallContext
+        self, request: models.SubscribeToTaskRequest, ctx: CallContext
     ) -> Iterator[StreamItem]:
         """Current task first, then each change; ends at a terminal state."""
         ...
 
     def create_push_config(
-        self, config: TaskPushNotificationConfig, ctx: CallContext
-    ) -> TaskPushNotificationConfig:
+        self, config: models.TaskPushNotificationConfig, ctx: CallContext
+    ) -> models.TaskPushNotificationConfig:
         ...
 
     def get_push_config(
-        self, request: GetTaskPushNotificationConfigRequest, ctx: CallContext
-    ) -> TaskPushNotificationConfig:
+        self, request: models.GetTaskPushNotificationConfigRequest, ctx: CallContext
+    ) -> models.TaskPushNotificationConfig:
         ...
 
     def list_push_configs(
-        self, request: ListTaskPushNotificationConfigsRequest, ctx: CallContext
-    ) -> ListTaskPushNotificationConfigsResponse:
+        self, request: models.ListTaskPushNotificationConfigsRequest, ctx: CallContext
+    ) -> models.ListTaskPushNotificationConfigsResponse:
         ...
 
     def delete_push_config(
-        self, request: DeleteTaskPushNotificationConfigRequest, ctx: CallContext
+        self, request: models.DeleteTaskPushNotificationConfigRequest, ctx: CallContext
     ) -> None:
         ...
