@@ -53,7 +53,21 @@ def read_authorization(authenticator: Authenticator, request: AuthRequest, auth_
     return credentials
 
 
-class BearerAuthenticator(Authenticator):
+class _AuthorizationScheme(Authenticator):
+    """What Bearer and Basic share: the application's ``verify`` callback for the credential
+    and the longest ``Authorization`` header read (:func:`read_authorization`)."""
+
+    def __init__(self, verify: Callable[..., VerifyResult], *, scheme_name: str, realm: str,
+                 description: str | None, max_header_bytes: int) -> None:
+        super().__init__(scheme_name=scheme_name, realm=realm, description=description)
+        self._verify = verify
+        self.max_header_bytes = max_header_bytes
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(scheme_name={self.scheme_name!r})"
+
+
+class BearerAuthenticator(_AuthorizationScheme):
     """``Authorization: Bearer <token>``, checked by ``verify(token)``.
 
     ``verify`` answers a :class:`~a2a_core.auth.Principal`, an identity string, or
@@ -66,13 +80,9 @@ class BearerAuthenticator(Authenticator):
                  bearer_format: str | None = None, realm: str = "a2a",
                  description: str | None = None,
                  max_header_bytes: int = DEFAULT_MAX_CREDENTIAL_BYTES) -> None:
-        super().__init__(scheme_name=scheme_name, realm=realm, description=description)
-        self._verify = verify
+        super().__init__(verify, scheme_name=scheme_name, realm=realm, description=description,
+                         max_header_bytes=max_header_bytes)
         self.bearer_format = bearer_format
-        self.max_header_bytes = max_header_bytes
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(scheme_name={self.scheme_name!r})"
 
     def token(self, request: AuthRequest) -> str | None:
         """The bearer token of the request (syntax checked), or None when there is none."""
@@ -95,7 +105,7 @@ class BearerAuthenticator(Authenticator):
                                       description=self.description)
 
 
-class BasicAuthenticator(Authenticator):
+class BasicAuthenticator(_AuthorizationScheme):
     """``Authorization: Basic base64(user:password)``, checked by ``verify(user, password)``.
 
     ``verify`` may also answer True, which authenticates the caller as ``user``.
@@ -107,12 +117,8 @@ class BasicAuthenticator(Authenticator):
     def __init__(self, verify: Callable[[str, str], VerifyResult], *, scheme_name: str = "basic",
                  realm: str = "a2a", description: str | None = None,
                  max_header_bytes: int = DEFAULT_MAX_CREDENTIAL_BYTES) -> None:
-        super().__init__(scheme_name=scheme_name, realm=realm, description=description)
-        self._verify = verify
-        self.max_header_bytes = max_header_bytes
-
-    def __repr__(self) -> str:
-        return f"BasicAuthenticator(scheme_name={self.scheme_name!r})"
+        super().__init__(verify, scheme_name=scheme_name, realm=realm, description=description,
+                         max_header_bytes=max_header_bytes)
 
     def authenticate(self, request: AuthRequest) -> Principal | None:
         encoded = read_authorization(self, request, "Basic", self.max_header_bytes)
