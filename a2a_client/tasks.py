@@ -10,6 +10,7 @@ through the client's ``_call``), except the two listings, which follow page toke
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
@@ -31,7 +32,7 @@ from a2a_core.models import (
 )
 from a2a_core.optable import Operation, OperationSpec
 
-from .polling import DEFAULT_LATENESS, DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT
+from .polling import DEFAULT_LATENESS, DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, wait_for_task
 from .rpc import TimeoutLike
 from .waiting import LongPoll, Subscribe, wait_until_settled
 
@@ -134,18 +135,20 @@ class TaskOperations:
         :raises WaitTimeout: ``timeout`` seconds passed first; the remote task keeps
             running (cancel it with :meth:`cancel_task` if you no longer want it).
         """
+        def get_task() -> Task:
+            return self.get_task(task_id, history_length=history_length)
+
         long_poll, subscribe = self._wait_paths(history_length)
+        poll = functools.partial(wait_for_task, get_task, poll_every=poll_every,
+                                 backoff=backoff, max_interval=max_interval, lateness=lateness)
         return wait_until_settled(
             task_id,
-            lambda: self.get_task(task_id, history_length=history_length),
+            get_task,
             first=first,
             subscribe=subscribe,
             long_poll=long_poll,
-            poll_every=poll_every,
+            poll=poll,
             timeout=timeout,
-            backoff=backoff,
-            max_interval=max_interval,
-            lateness=lateness,
             on_update=on_update,
             cancel=cancel,
         )

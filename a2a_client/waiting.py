@@ -8,7 +8,8 @@
 2. a **SubscribeToTask stream**, when the card declares streaming (``subscribe`` given):
    the task's own events, then one GetTask for the full settled task (its artifacts);
    any failure of the stream falls back to polling from the last snapshot seen;
-3. **polling** (:func:`~a2a_client.polling.wait_for_task`), short intervals first.
+3. **polling** (:func:`~a2a_client.polling.wait_for_task`, ``poll`` given with the caller's
+   intervals), short intervals first.
 
 A snapshot already in hand (the send's answer) is checked first, so an agent that
 answers at once costs no request of waiting at all. ``cancel`` and ``timeout`` are
@@ -19,10 +20,12 @@ outlasts the budget left.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from a2a_core.errors import RemoteProtocolError, RPCError
 from a2a_core.generations import GENERATIONS_EXTENSION_URI
@@ -33,13 +36,14 @@ from .bindings import HTTP_JSON
 from .cards import Endpoint
 from .channel import Channel
 from .errors import HTTPStatusError, ReadTimeout, TransportError, WaitTimeout
-from .polling import DEFAULT_LATENESS, DEFAULT_POLL_EVERY, is_settled, wait_for_task
+from .polling import DEFAULT_WAIT_TIMEOUT, is_settled, wait_for_task
 from .rest import RestChannel
 from .rpc import RPCChannel
 from .streams import EventStream
 from .transport import Timeout, Transport
 
-__all__ = ["LongPoll", "Subscribe", "known_card", "preview_long_poll", "wait_until_settled"]
+__all__ = ["LongPoll", "Poll", "Subscribe", "known_card", "preview_long_poll",
+           "wait_until_settled"]
 
 log = logging.getLogger("a2a_client")
 
@@ -47,6 +51,15 @@ log = logging.getLogger("a2a_client")
 Subscribe = Callable[[str], EventStream]
 #: (last snapshot, seconds left) -> the next snapshot, held by the server until it changes.
 LongPoll = Callable[[Task, float], Task]
+
+
+class Poll(Protocol):
+    """Polling GetTask until the task settles: :func:`~a2a_client.polling.wait_for_task`
+    with its task and intervals bound (``functools.partial``)."""
+
+    def __call__(self, *, first: Task | None, timeout: float,
+                 on_update: Callable[[Task, float], None], cancel: threading.Event) -> Task: ...
+
 
 #: The longest hold a server is expected to make (ours: 30 s); a read waits a little more.
 _LONGEST_HOLD = 30.0
@@ -130,17 +143,16 @@ def wait_until_settled(
     first: Task | None = None,
     subscribe: Subscribe | None = None,
     long_poll: LongPoll | None = None,
-    poll_every: float = DEFAULT_POLL_EVERY,
-    timeout: float = 300.0,
-    backoff: float = 1.5,
-    max_interval: float = 10.0,
-    lateness: float = DEFAULT_LATENESS,
+    poll: Poll | None = None,
+    timeout: float = DEFAULT_WAIT_TIMEOUT,
     on_update: Callable[[Task, float], None] | None = None,
     cancel: threading.Event | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Task:
     """The first settled snapshot of ``task_id`` (see the module docstring).
 
+    :param poll: the last path; by default ``wait_for_task`` on ``get_task`` with its
+        default intervals.
     :raises WaitTimeout: ``timeout`` passed first (``.task`` is the last snapshot).
     """
     stop = cancel if cancel is not None else threading.Event()
@@ -164,7 +176,9 @@ def wait_until_settled(
             settled = None
         if settled is not None:
             return settled
-    return _poll(get_task, progress, timeout, stop, poll_every, backoff, max_interval, lateness)
+    if poll is None:
+        poll = functools.partial(wait_for_task, get_task)
+    return _poll(poll, progress, timeout, stop)
 
 
 def _long_poll(
@@ -248,26 +262,12 @@ def _abort_when(
             return
 
 
-def _poll(
-    get_task: Callable[[], Task],
-    progress: _Progress,
-    timeout: float,
-    stop: threading.Event,
-    poll_every: float,
-    backoff: float,
-    max_interval: float,
-    lateness: float,
-) -> Task:
+def _poll(poll: Poll, progress: _Progress, timeout: float, stop: threading.Event) -> Task:
     """Polling from the last snapshot, within what is left of the budget."""
     try:
-        return wait_for_task(
-            get_task,
+        return poll(
             first=progress.task,
-            poll_every=poll_every,
             timeout=max(0.0, timeout - progress.elapsed()),
-            backoff=backoff,
-            max_interval=max_interval,
-            lateness=lateness,
             on_update=lambda task, _elapsed: progress.see(task),
             cancel=stop,
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, get_origin
 
 if TYPE_CHECKING:
     from typing_extensions import dataclass_transform
@@ -23,8 +23,49 @@ _T = TypeVar("_T")
 # keyword constructor, no ``dataclasses.replace``); dataclass_transform tells it.
 @dataclass_transform(frozen_default=True, kw_only_default=True)
 def _model(cls: type[_T]) -> type[_T]:
-    """Frozen, slotted, keyword-only dataclass."""
+    """Frozen, slotted, keyword-only dataclass whose ``Sequence[...]`` fields hold tuples.
+
+    Every field annotated ``Sequence[...]`` is frozen by a ``__post_init__`` made here
+    (see :func:`_sequence_freezer`), ahead of the class's own ``__post_init__`` if it
+    writes one: the models are compared and hashed by value, so a list given must
+    become a tuple, and a str or a non-sequence there is a TypeError.
+    """
+    annotations = cls.__dict__.get("__annotations__", {})
+    sequences = tuple(name for name, kind in annotations.items() if _is_sequence(kind))
+    if sequences:
+        own = cls.__dict__.get("__post_init__")
+        cls.__post_init__ = _sequence_freezer(cls, sequences, own)  # type: ignore[attr-defined]
     return dataclass(frozen=True, slots=True, kw_only=True)(cls)
+
+
+def _is_sequence(annotation: object) -> bool:
+    """``Sequence[...]``, written as a string (the modules' ``from __future__ import
+    annotations``) or as the type itself."""
+    if isinstance(annotation, str):
+        return annotation.startswith("Sequence[")
+    return get_origin(annotation) is Sequence
+
+
+def _sequence_freezer(
+    cls: type, names: tuple[str, ...], then: Callable[[Any], None] | None
+) -> Callable[[Any], None]:
+    """``__post_init__``: :func:`_freeze` the ``names`` unless each already is a tuple.
+
+    Generated per class (one ``__class__`` test per field, no loop): tasks and
+    messages are built on every update, and a decoded one already holds tuples.
+    """
+    test = " or ".join(f"self.{name}.__class__ is not tuple" for name in names)
+    source = (
+        "def __post_init__(self):\n"
+        f"    if {test}:\n"
+        f"        _freeze(self, {', '.join(map(repr, names))})\n"
+        + ("    _then(self)\n" if then is not None else "")
+    )
+    namespace: dict[str, Any] = {"_freeze": _freeze, "_then": then}
+    exec(source, namespace)  # generated from the field names, as _evolver's code is
+    made: Callable[[Any], None] = namespace["__post_init__"]
+    made.__qualname__ = f"{cls.__qualname__}.__post_init__"
+    return made
 
 
 def evolve(obj: _T, /, **changes: Any) -> _T:

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import field
 from typing import Any
 
-from ._base import _freeze, _freeze_requirements, _model
+from ._base import _freeze_requirements, _model
 
 
 @_model
@@ -32,9 +32,6 @@ class AgentCapabilities:
     extended_agent_card: bool | None = None
     state_transition_history: bool | None = None
     extensions: Sequence[AgentExtension] = ()
-
-    def __post_init__(self) -> None:
-        _freeze(self, "extensions")
 
 
 @_model
@@ -63,7 +60,6 @@ class AgentSkill:
     security_requirements: Sequence[SecurityRequirement] = ()
 
     def __post_init__(self) -> None:
-        _freeze(self, "tags", "examples", "input_modes", "output_modes", "security_requirements")
         _freeze_requirements(self)
 
 
@@ -163,15 +159,6 @@ class AgentCard:
     signatures: Sequence[AgentCardSignature] = ()
 
     def __post_init__(self) -> None:
-        _freeze(
-            self,
-            "supported_interfaces",
-            "default_input_modes",
-            "default_output_modes",
-            "skills",
-            "security_requirements",
-            "signatures",
-        )
         _freeze_requirements(self)
 
     @property

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ._base import Role, TaskState, _freeze, _model
+from ._base import Role, TaskState, _model
 
 
 @_model
@@ -54,11 +54,6 @@ class Message:
     extensions: Sequence[str] = ()
     metadata: Mapping[str, Any] | None = None
 
-    def __post_init__(self) -> None:
-        if not (self.parts.__class__ is tuple and self.reference_task_ids.__class__ is tuple
-                and self.extensions.__class__ is tuple):  # decoded messages already are
-            _freeze(self, "parts", "reference_task_ids", "extensions")
-
     @property
     def text(self) -> str:
         """The text parts joined by newlines ("" when there are none)."""
@@ -73,10 +68,6 @@ class Artifact:
     description: str | None = None
     extensions: Sequence[str] = ()
     metadata: Mapping[str, Any] | None = None
-
-    def __post_init__(self) -> None:
-        if not (self.parts.__class__ is tuple and self.extensions.__class__ is tuple):
-            _freeze(self, "parts", "extensions")
 
 
 @_model
@@ -96,10 +87,6 @@ class Task:
     metadata: Mapping[str, Any] | None = None
     #: dev-1.1 preview: +1 per state or artifact change, from 1 (None: not served).
     generation: int | None = None
-
-    def __post_init__(self) -> None:
-        if not (self.artifacts.__class__ is tuple and self.history.__class__ is tuple):
-            _freeze(self, "artifacts", "history")
 
 
 @_model

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import field
 
-from ._base import _freeze, _model
+from ._base import _model
 
 
 @_model
@@ -18,9 +18,6 @@ class AuthenticationInfo:
 
     schemes: Sequence[str]
     credentials: str | None = None
-
-    def __post_init__(self) -> None:
-        _freeze(self, "schemes")
 
 
 @_model

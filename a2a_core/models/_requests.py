@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from ._base import TaskState, _freeze, _model
+from ._base import TaskState, _model
 from ._content import Message, Task
 from ._push import PushNotificationConfig, TaskPushNotificationConfig
 
@@ -21,9 +21,6 @@ class SendMessageConfiguration:
     blocking: bool = True
     #: dev-1.1 preview: refuse the send (-32010) unless the task is at this generation.
     if_generation_match: int | None = None
-
-    def __post_init__(self) -> None:
-        _freeze(self, "accepted_output_modes")
 
 
 @_model
@@ -77,9 +74,6 @@ class ListTasksResponse:
     page_size: int = 0
     total_size: int = 0
 
-    def __post_init__(self) -> None:
-        _freeze(self, "tasks")
-
 
 @_model
 class GetTaskPushNotificationConfigRequest:
@@ -100,9 +94,6 @@ class ListTaskPushNotificationConfigsRequest:
 class ListTaskPushNotificationConfigsResponse:
     configs: Sequence[TaskPushNotificationConfig]
     next_page_token: str = ""
-
-    def __post_init__(self) -> None:
-        _freeze(self, "configs")
 
 
 @_model
