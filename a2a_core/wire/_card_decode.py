@@ -339,7 +339,7 @@ def _flows(value: Any, path: str) -> m.OAuthFlows:
 def _flow_in(value: Any, path: str) -> m.OAuthFlow:
     """A flow of any kind; "" URLs (our placeholders, or ProtoJSON defaults) read as unset."""
     obj = _object(value, path)
-    urls = {attr: _str(obj, wire, path) or None for attr, wire in FLOW_URLS}
+    urls = {attr: _str(obj, wire, path) or None for attr, wire in FLOW_URLS.items()}
     return m.OAuthFlow(
         scopes=_scope_map(obj, path), pkce_required=_bool(obj, "pkceRequired", path), **urls
     )

@@ -26,6 +26,8 @@ from ..models import (
 )
 from ._card_shapes import (
     FLOW_KINDS,
+    FLOW_URLS,
+    OPTIONAL_FLOW_URL,
     PROTOCOL_VERSION_0_3,
     SCHEME_KINDS,
     major_minor,
@@ -134,9 +136,11 @@ def _scheme_body(scheme: SecurityScheme, version: str) -> _JSON:
 def _flow(kind: str, flow: OAuthFlow, version: str) -> _JSON:
     """One flow with the members its kind has; required URLs become "" when unset."""
     out: _JSON = {}
-    for attr, wire, required in FLOW_KINDS[kind][1]:
+    for attr in FLOW_KINDS[kind][1]:
         value = getattr(flow, attr)
-        _put(out, wire, "" if value is None and required else value)
+        if value is None and attr != OPTIONAL_FLOW_URL:
+            value = ""
+        _put(out, FLOW_URLS[attr], value)
     out["scopes"] = dict(flow.scopes)
     if kind == "authorization_code" and version == "1.0":
         _put(out, "pkceRequired", flow.pkce_required)
