@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from . import models as m
 from ._opspec import AnyOperation as AnyOperation
 from ._opspec import Capability as Capability
 from ._opspec import OperationSpec as OperationSpec
@@ -43,27 +44,6 @@ from ._opspec import QueryKind as QueryKind
 from ._opspec import Route as Route
 from ._opspec import check_capability as check_capability
 from .auth import AuthorizeOperation
-from .models import (
-    AgentCard,
-    CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-    ListTasksRequest,
-    ListTasksResponse,
-    Message,
-    SendMessageRequest,
-    SendResult,
-    StreamEvent,
-    SubscribeToTaskRequest,
-    Task,
-    TaskArtifactUpdateEvent,
-    TaskPushNotificationConfig,
-    TaskStatusUpdateEvent,
-)
 from .wire import _codecs as codecs
 from .wire._decode import decode_stream_event, decode_task, decode_task_push_config
 from .wire._decode_requests import decode_list_push_configs_response, decode_list_tasks_response
@@ -85,25 +65,25 @@ __all__ = [
 
 _S, _I, _B = QueryKind.STRING, QueryKind.INTEGER, QueryKind.BOOLEAN
 _PUSH = ("tasks", "{taskId}", "pushNotificationConfigs")
-_EVENTS = (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
+_EVENTS = (m.Task, m.Message, m.TaskStatusUpdateEvent, m.TaskArtifactUpdateEvent)
 
 
 class Operation:
     """The A2A operations, named as in the 1.0 spec: each attribute is its entry, and
     :data:`OPERATIONS` serves them all in this order."""
 
-    SEND_MESSAGE: Final[OperationSpec[SendMessageRequest, SendResult]] = OperationSpec(
+    SEND_MESSAGE: Final[OperationSpec[m.SendMessageRequest, m.SendResult]] = OperationSpec(
         name="SendMessage", name_0_3="message/send",
-        request=SendMessageRequest, results=(Task, Message),
+        request=m.SendMessageRequest, results=(m.Task, m.Message),
         quick_decode=quick_send_request,
         encode_result=codecs.encode_event, decode_result=codecs.decode_send_result,
         limits=Limits.SEND, routes=(Route("POST", ("message:send",), body=True),),
         authorize=AuthorizeOperation.GET, repeatable=True,
     )
-    SEND_STREAMING_MESSAGE: Final[OperationSpec[SendMessageRequest, StreamEvent]] = (
+    SEND_STREAMING_MESSAGE: Final[OperationSpec[m.SendMessageRequest, m.StreamEvent]] = (
         OperationSpec(
             name="SendStreamingMessage", name_0_3="message/stream",
-            request=SendMessageRequest, results=_EVENTS,
+            request=m.SendMessageRequest, results=_EVENTS,
             quick_decode=quick_send_request,
             encode_result=codecs.encode_event, decode_result=decode_stream_event,
             limits=Limits.SEND, routes=(Route("POST", ("message:stream",), body=True),),
@@ -111,20 +91,20 @@ class Operation:
             authorize=AuthorizeOperation.GET, repeatable=True,
         )
     )
-    GET_EXTENDED_AGENT_CARD: Final[OperationSpec[GetExtendedAgentCardRequest, AgentCard]] = (
+    GET_EXTENDED_AGENT_CARD: Final[OperationSpec[m.GetExtendedAgentCardRequest, m.AgentCard]] = (
         OperationSpec(
             name="GetExtendedAgentCard", name_0_3="agent/getAuthenticatedExtendedCard",
-            request=GetExtendedAgentCardRequest, results=(AgentCard,),
+            request=m.GetExtendedAgentCardRequest, results=(m.AgentCard,),
             encode_result=codecs.encode_model, decode_result=codecs.decode_card_result,
             limits=Limits.TENANT_ONLY, routes=(Route("GET", ("extendedAgentCard",)),),
             needs=Capability.EXTENDED_AGENT_CARD, authenticated=True, repeatable=True,
             params_optional=True,
         )
     )
-    LIST_TASKS: Final[OperationSpec[ListTasksRequest, ListTasksResponse]] = OperationSpec(
+    LIST_TASKS: Final[OperationSpec[m.ListTasksRequest, m.ListTasksResponse]] = OperationSpec(
         # tasks/list is not a 0.3 JSON-RPC method (REST/gRPC only there); accepted as an alias.
         name="ListTasks", name_0_3="tasks/list",
-        request=ListTasksRequest, results=(ListTasksResponse,),
+        request=m.ListTasksRequest, results=(m.ListTasksResponse,),
         encode_result=codecs.encode_model, decode_result=decode_list_tasks_response,
         limits=Limits.LIST_TASKS,
         routes=(Route("GET", ("tasks",), query={
@@ -132,17 +112,17 @@ class Operation:
             "historyLength": _I, "statusTimestampAfter": _S, "includeArtifacts": _B}),),
         authorize=AuthorizeOperation.LIST, repeatable=True,
     )
-    CANCEL_TASK: Final[OperationSpec[CancelTaskRequest, Task]] = OperationSpec(
+    CANCEL_TASK: Final[OperationSpec[m.CancelTaskRequest, m.Task]] = OperationSpec(
         name="CancelTask", name_0_3="tasks/cancel",
-        request=CancelTaskRequest, results=(Task,),
+        request=m.CancelTaskRequest, results=(m.Task,),
         encode_result=codecs.encode_model, decode_result=decode_task,
         limits=Limits.TASK_ID, routes=(Route("POST", ("tasks", "{id}:cancel"), body=True),),
         authorize=AuthorizeOperation.CANCEL, task_in_id=True,
     )
-    SUBSCRIBE_TO_TASK: Final[OperationSpec[SubscribeToTaskRequest, StreamEvent]] = (
+    SUBSCRIBE_TO_TASK: Final[OperationSpec[m.SubscribeToTaskRequest, m.StreamEvent]] = (
         OperationSpec(
             name="SubscribeToTask", name_0_3="tasks/resubscribe",
-            request=SubscribeToTaskRequest, results=_EVENTS,
+            request=m.SubscribeToTaskRequest, results=_EVENTS,
             encode_result=codecs.encode_event, decode_result=decode_stream_event,
             limits=Limits.TASK_ID,
             # The spec's table says POST, the proto's annotation GET: both are served.
@@ -152,9 +132,9 @@ class Operation:
             authorize=AuthorizeOperation.RESUBSCRIBE, repeatable=True, task_in_id=True,
         )
     )
-    GET_TASK: Final[OperationSpec[GetTaskRequest, Task]] = OperationSpec(
+    GET_TASK: Final[OperationSpec[m.GetTaskRequest, m.Task]] = OperationSpec(
         name="GetTask", name_0_3="tasks/get",
-        request=GetTaskRequest, results=(Task,),
+        request=m.GetTaskRequest, results=(m.Task,),
         encode_result=codecs.encode_model, decode_result=decode_task,
         limits=Limits.TASK_ID,
         # currentGeneration: the dev-1.1 long-poll (served only with the generation preview).
@@ -163,21 +143,21 @@ class Operation:
         authorize=AuthorizeOperation.GET, repeatable=True, task_in_id=True,
     )
     CREATE_TASK_PUSH_NOTIFICATION_CONFIG: Final[
-        OperationSpec[TaskPushNotificationConfig, TaskPushNotificationConfig]
+        OperationSpec[m.TaskPushNotificationConfig, m.TaskPushNotificationConfig]
     ] = OperationSpec(
         name="CreateTaskPushNotificationConfig", name_0_3="tasks/pushNotificationConfig/set",
-        request=TaskPushNotificationConfig, results=(TaskPushNotificationConfig,),
+        request=m.TaskPushNotificationConfig, results=(m.TaskPushNotificationConfig,),
         encode_result=codecs.encode_model, decode_result=decode_task_push_config,
         limits=Limits.PUSH_CONFIG, routes=(Route("POST", _PUSH, body=True),),
         needs=Capability.PUSH_NOTIFICATIONS, authorize=AuthorizeOperation.PUSH_SET,
     )
     LIST_TASK_PUSH_NOTIFICATION_CONFIGS: Final[
-        OperationSpec[ListTaskPushNotificationConfigsRequest,
-                      ListTaskPushNotificationConfigsResponse]
+        OperationSpec[m.ListTaskPushNotificationConfigsRequest,
+                      m.ListTaskPushNotificationConfigsResponse]
     ] = OperationSpec(
         name="ListTaskPushNotificationConfigs", name_0_3="tasks/pushNotificationConfig/list",
-        request=ListTaskPushNotificationConfigsRequest,
-        results=(ListTaskPushNotificationConfigsResponse,),
+        request=m.ListTaskPushNotificationConfigsRequest,
+        results=(m.ListTaskPushNotificationConfigsResponse,),
         encode_result=codecs.encode_push_configs,
         decode_result=decode_list_push_configs_response,
         limits=Limits.LIST_PUSH_CONFIGS,
@@ -186,10 +166,10 @@ class Operation:
         repeatable=True, task_in_id=True,
     )
     GET_TASK_PUSH_NOTIFICATION_CONFIG: Final[
-        OperationSpec[GetTaskPushNotificationConfigRequest, TaskPushNotificationConfig]
+        OperationSpec[m.GetTaskPushNotificationConfigRequest, m.TaskPushNotificationConfig]
     ] = OperationSpec(
         name="GetTaskPushNotificationConfig", name_0_3="tasks/pushNotificationConfig/get",
-        request=GetTaskPushNotificationConfigRequest, results=(TaskPushNotificationConfig,),
+        request=m.GetTaskPushNotificationConfigRequest, results=(m.TaskPushNotificationConfig,),
         params_decoder=codecs.decode_get_push_request,
         encode_result=codecs.encode_model, decode_result=decode_task_push_config,
         limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("GET", (*_PUSH, "{id}")),),
@@ -197,11 +177,11 @@ class Operation:
         repeatable=True, task_in_id=True,
     )
     DELETE_TASK_PUSH_NOTIFICATION_CONFIG: Final[
-        OperationSpec[DeleteTaskPushNotificationConfigRequest, None]
+        OperationSpec[m.DeleteTaskPushNotificationConfigRequest, None]
     ] = OperationSpec(
         name="DeleteTaskPushNotificationConfig",
         name_0_3="tasks/pushNotificationConfig/delete",
-        request=DeleteTaskPushNotificationConfigRequest, results=(type(None),),
+        request=m.DeleteTaskPushNotificationConfigRequest, results=(type(None),),
         params_decoder=codecs.decode_delete_request,
         encode_result=codecs.encode_null, decode_result=codecs.decode_empty,
         limits=Limits.PUSH_CONFIG_TARGET, routes=(Route("DELETE", (*_PUSH, "{id}")),),

@@ -11,25 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from .. import models as m
 from ..errors import InvalidParamsError
-from ..models import (
-    AgentCapabilities,
-    AgentCard,
-    AgentCardSignature,
-    AgentExtension,
-    AgentInterface,
-    AgentProvider,
-    AgentSkill,
-    APIKeySecurityScheme,
-    HTTPAuthSecurityScheme,
-    MutualTLSSecurityScheme,
-    OAuth2SecurityScheme,
-    OAuthFlow,
-    OAuthFlows,
-    OpenIdConnectSecurityScheme,
-    SecurityRequirement,
-    SecurityScheme,
-)
 from ._card_shapes import FLOW_KINDS, FLOW_URLS, SCHEME_KINDS, major_minor, set_flows, unique
 from ._common import join
 from ._fields import snake
@@ -126,12 +109,12 @@ def _kwargs(**values: Any) -> dict[str, Any]:
 # -- decoding: the card -----------------------------------------------------------------
 
 
-def decode_card(data: Any, *, path: str = "") -> AgentCard:
+def decode_card(data: Any, *, path: str = "") -> m.AgentCard:
     """Read a 0.3, 1.0 or dual card; ``path`` prefixes the JSON paths in errors."""
     obj = _object(data, path)
     if _get(obj, "skills") is None:
         raise _invalid(join(path, "skills"), "is required")
-    return AgentCard(
+    return m.AgentCard(
         name=_required(obj, "name", path),
         description=_required(obj, "description", path),
         version=_required(obj, "version", path),
@@ -151,15 +134,15 @@ def decode_card(data: Any, *, path: str = "") -> AgentCard:
     )
 
 
-def _interfaces(obj: Mapping[str, Any], path: str) -> tuple[AgentInterface, ...]:
+def _interfaces(obj: Mapping[str, Any], path: str) -> tuple[m.AgentInterface, ...]:
     """1.0 ``supportedInterfaces`` when non-empty, else the 0.3 endpoint members."""
     interfaces = _decode_list(obj, "supportedInterfaces", path, _interface)
     return interfaces or _interfaces_v0_3(obj, path)
 
 
-def _interface(value: Any, path: str) -> AgentInterface:
+def _interface(value: Any, path: str) -> m.AgentInterface:
     obj = _object(value, path)
-    return AgentInterface(
+    return m.AgentInterface(
         url=_required(obj, "url", path),
         **_kwargs(
             protocol_binding=_str(obj, "protocolBinding", path),
@@ -169,7 +152,7 @@ def _interface(value: Any, path: str) -> AgentInterface:
     )
 
 
-def _interfaces_v0_3(obj: Mapping[str, Any], path: str) -> tuple[AgentInterface, ...]:
+def _interfaces_v0_3(obj: Mapping[str, Any], path: str) -> tuple[m.AgentInterface, ...]:
     """``url`` + ``preferredTransport`` first, then ``additionalInterfaces`` not equal to it."""
     declared = _str(obj, "protocolVersion", path)
     version = (major_minor(declared) if declared else None) or "0.3"
@@ -178,12 +161,12 @@ def _interfaces_v0_3(obj: Mapping[str, Any], path: str) -> tuple[AgentInterface,
         extra = _object(item, where)
         pairs.append((_required(extra, "url", where), _required(extra, "transport", where)))
     return tuple(
-        AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
+        m.AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
         for url, binding in unique(pairs)
     )
 
 
-def _capabilities(card: Mapping[str, Any], path: str) -> AgentCapabilities:
+def _capabilities(card: Mapping[str, Any], path: str) -> m.AgentCapabilities:
     """Either version's capabilities; the 0.3 top-level extended-card flag is a fallback."""
     where = join(path, "capabilities")
     value = _get(card, "capabilities")
@@ -191,7 +174,7 @@ def _capabilities(card: Mapping[str, Any], path: str) -> AgentCapabilities:
     extended = _bool(obj, "extendedAgentCard", where)
     if extended is None:
         extended = _bool(card, "supportsAuthenticatedExtendedCard", path)
-    return AgentCapabilities(
+    return m.AgentCapabilities(
         streaming=_bool(obj, "streaming", where),
         push_notifications=_bool(obj, "pushNotifications", where),
         extended_agent_card=extended,
@@ -200,9 +183,9 @@ def _capabilities(card: Mapping[str, Any], path: str) -> AgentCapabilities:
     )
 
 
-def _extension_in(value: Any, path: str) -> AgentExtension:
+def _extension_in(value: Any, path: str) -> m.AgentExtension:
     obj = _object(value, path)
-    return AgentExtension(
+    return m.AgentExtension(
         uri=_required(obj, "uri", path),
         description=_str(obj, "description", path),
         required=bool(_bool(obj, "required", path)),
@@ -210,31 +193,31 @@ def _extension_in(value: Any, path: str) -> AgentExtension:
     )
 
 
-def _provider(card: Mapping[str, Any], path: str) -> AgentProvider | None:
+def _provider(card: Mapping[str, Any], path: str) -> m.AgentProvider | None:
     value = _get(card, "provider")
     if value is None:
         return None
     where = join(path, "provider")
     obj = _object(value, where)
-    return AgentProvider(
+    return m.AgentProvider(
         organization=_required(obj, "organization", where), url=_required(obj, "url", where)
     )
 
 
-def _signature_in(value: Any, path: str) -> AgentCardSignature:
+def _signature_in(value: Any, path: str) -> m.AgentCardSignature:
     obj = _object(value, path)
-    return AgentCardSignature(
+    return m.AgentCardSignature(
         protected=_required(obj, "protected", path),
         signature=_required(obj, "signature", path),
         header=_struct(obj, "header", path),
     )
 
 
-def _skill(value: Any, path: str) -> AgentSkill:
+def _skill(value: Any, path: str) -> m.AgentSkill:
     obj = _object(value, path)
     # Some servers' cards carry name-only skills; the name then serves as the id.
     name = _required(obj, "name", path)
-    return AgentSkill(
+    return m.AgentSkill(
         id=_str(obj, "id", path) or name,
         name=name,
         security_requirements=_requirements(obj, path),
@@ -251,13 +234,13 @@ def _skill(value: Any, path: str) -> AgentSkill:
 # -- decoding: security -----------------------------------------------------------------
 
 
-def _requirements(obj: Mapping[str, Any], path: str) -> tuple[SecurityRequirement, ...]:
+def _requirements(obj: Mapping[str, Any], path: str) -> tuple[m.SecurityRequirement, ...]:
     """1.0 ``securityRequirements`` if present, else 0.3 ``security``; each in either shape."""
     key = "securityRequirements" if _get(obj, "securityRequirements") is not None else "security"
     return _decode_list(obj, key, path, _requirement)
 
 
-def _requirement(value: Any, path: str) -> SecurityRequirement:
+def _requirement(value: Any, path: str) -> m.SecurityRequirement:
     """``{"schemes": {name: {"list": [...]}}}`` (1.0) or ``{name: [...]}`` (0.3)."""
     obj = _object(value, path)
     schemes = obj.get("schemes")
@@ -277,7 +260,7 @@ def _scopes(value: Any, path: str) -> tuple[str, ...]:
     return tuple(_string(scope, f"{path}[{n}]") for n, scope in enumerate(value))
 
 
-def _schemes(card: Mapping[str, Any], path: str) -> dict[str, SecurityScheme] | None:
+def _schemes(card: Mapping[str, Any], path: str) -> dict[str, m.SecurityScheme] | None:
     value = _get(card, "securitySchemes")
     if value is None:
         return None
@@ -285,7 +268,7 @@ def _schemes(card: Mapping[str, Any], path: str) -> dict[str, SecurityScheme] | 
     return {name: _scheme(item, join(where, name)) for name, item in _object(value, where).items()}
 
 
-def _scheme(value: Any, path: str) -> SecurityScheme:
+def _scheme(value: Any, path: str) -> m.SecurityScheme:
     """A 1.0 wrapper, a 0.3 ``type`` object, or both merged (the dual card)."""
     obj = _object(value, path)
     wrapped = [(cls, w) for cls, (w, _) in SCHEME_KINDS.items() if _get(obj, w) is not None]
@@ -294,7 +277,7 @@ def _scheme(value: Any, path: str) -> SecurityScheme:
     if wrapped:
         cls, member = wrapped[0]
         scheme = _scheme_body_in(cls, _get(obj, member), join(path, member))
-        if isinstance(scheme, OAuth2SecurityScheme) and obj.get("type") == "oauth2":
+        if isinstance(scheme, m.OAuth2SecurityScheme) and obj.get("type") == "oauth2":
             scheme = _with_v0_3_flows(scheme, obj, path)
         return scheme
     kind = _str(obj, "type", path)
@@ -304,37 +287,37 @@ def _scheme(value: Any, path: str) -> SecurityScheme:
     raise _invalid(join(path, "type"), f"is not a known security scheme type: {kind!r}")
 
 
-def _scheme_body_in(cls: type, value: Any, path: str) -> SecurityScheme:
+def _scheme_body_in(cls: type, value: Any, path: str) -> m.SecurityScheme:
     """The scheme's own members; an API key's location may be ``location`` or ``in``."""
     obj = _object(value, path)
     description = _str(obj, "description", path)
-    if cls is APIKeySecurityScheme:
+    if cls is m.APIKeySecurityScheme:
         location = _str(obj, "location", path) or _required(obj, "in", path)
         name = _required(obj, "name", path)
-        return APIKeySecurityScheme(name=name, location=location, description=description)
-    if cls is HTTPAuthSecurityScheme:
-        return HTTPAuthSecurityScheme(
+        return m.APIKeySecurityScheme(name=name, location=location, description=description)
+    if cls is m.HTTPAuthSecurityScheme:
+        return m.HTTPAuthSecurityScheme(
             scheme=_required(obj, "scheme", path),
             bearer_format=_str(obj, "bearerFormat", path),
             description=description,
         )
-    if cls is OAuth2SecurityScheme:
+    if cls is m.OAuth2SecurityScheme:
         if _get(obj, "flows") is None:
             raise _invalid(join(path, "flows"), "is required")
-        return OAuth2SecurityScheme(
+        return m.OAuth2SecurityScheme(
             flows=_flows(_get(obj, "flows"), join(path, "flows")),
             oauth2_metadata_url=_str(obj, "oauth2MetadataUrl", path),
             description=description,
         )
-    if cls is OpenIdConnectSecurityScheme:
+    if cls is m.OpenIdConnectSecurityScheme:
         url = _required(obj, "openIdConnectUrl", path)
-        return OpenIdConnectSecurityScheme(open_id_connect_url=url, description=description)
-    return MutualTLSSecurityScheme(description=description)
+        return m.OpenIdConnectSecurityScheme(open_id_connect_url=url, description=description)
+    return m.MutualTLSSecurityScheme(description=description)
 
 
 def _with_v0_3_flows(
-    scheme: OAuth2SecurityScheme, obj: Mapping[str, Any], path: str
-) -> OAuth2SecurityScheme:
+    scheme: m.OAuth2SecurityScheme, obj: Mapping[str, Any], path: str
+) -> m.OAuth2SecurityScheme:
     """In a dual card, the 0.3 ``flows`` may carry flows the 1.0 oneof had to drop."""
     if _get(obj, "flows") is None:
         return scheme
@@ -343,21 +326,21 @@ def _with_v0_3_flows(
     return replace(scheme, flows=replace(legacy, **kept))
 
 
-def _flows(value: Any, path: str) -> OAuthFlows:
+def _flows(value: Any, path: str) -> m.OAuthFlows:
     """Every flow present (0.3 allows several; 1.0 sends one)."""
     obj = _object(value, path)
     found = {}
     for kind, (wire, _) in FLOW_KINDS.items():
         if _get(obj, wire) is not None:
             found[kind] = _flow_in(_get(obj, wire), join(path, wire))
-    return OAuthFlows(**found)
+    return m.OAuthFlows(**found)
 
 
-def _flow_in(value: Any, path: str) -> OAuthFlow:
+def _flow_in(value: Any, path: str) -> m.OAuthFlow:
     """A flow of any kind; "" URLs (our placeholders, or ProtoJSON defaults) read as unset."""
     obj = _object(value, path)
-    urls = {attr: _str(obj, wire, path) or None for attr, wire in FLOW_URLS}
-    return OAuthFlow(
+    urls = {attr: _str(obj, wire, path) or None for attr, wire in FLOW_URLS.items()}
+    return m.OAuthFlow(
         scopes=_scope_map(obj, path), pkce_required=_bool(obj, "pkceRequired", path), **urls
     )
 

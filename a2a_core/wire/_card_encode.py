@@ -26,6 +26,8 @@ from ..models import (
 )
 from ._card_shapes import (
     FLOW_KINDS,
+    FLOW_URLS,
+    OPTIONAL_FLOW_URL,
     PROTOCOL_VERSION_0_3,
     SCHEME_KINDS,
     major_minor,
@@ -131,12 +133,28 @@ def _scheme_body(scheme: SecurityScheme, version: str) -> _JSON:
     return body
 
 
+def _capabilities(caps: AgentCapabilities, version: str) -> _JSON:
+    """1.0 no longer has ``stateTransitionHistory`` (dropped); 0.3 has the extended-card
+    flag at the card's top level instead."""
+    out: _JSON = {}
+    _put(out, "streaming", caps.streaming)
+    _put(out, "pushNotifications", caps.push_notifications)
+    if version == "0.3":
+        _put(out, "stateTransitionHistory", caps.state_transition_history)
+    _put_list(out, "extensions", [_extension(e) for e in caps.extensions])
+    if version == "1.0":
+        _put(out, "extendedAgentCard", caps.extended_agent_card)
+    return out
+
+
 def _flow(kind: str, flow: OAuthFlow, version: str) -> _JSON:
     """One flow with the members its kind has; required URLs become "" when unset."""
     out: _JSON = {}
-    for attr, wire, required in FLOW_KINDS[kind][1]:
+    for attr in FLOW_KINDS[kind][1]:
         value = getattr(flow, attr)
-        _put(out, wire, "" if value is None and required else value)
+        if value is None and attr != OPTIONAL_FLOW_URL:
+            value = ""
+        _put(out, FLOW_URLS[attr], value)
     out["scopes"] = dict(flow.scopes)
     if kind == "authorization_code" and version == "1.0":
         _put(out, "pkceRequired", flow.pkce_required)
@@ -149,7 +167,7 @@ def _flow(kind: str, flow: OAuthFlow, version: str) -> _JSON:
 def _encode_v1(card: AgentCard) -> _JSON:
     doc = _common(card)
     doc["supportedInterfaces"] = [_interface_v1(i) for i in card.supported_interfaces]
-    doc["capabilities"] = _capabilities_v1(card.capabilities)
+    doc["capabilities"] = _capabilities(card.capabilities, "1.0")
     _tail(card, doc)
     doc["skills"] = [_skill_v1(s) for s in card.skills]
     if card.security_schemes is not None:
@@ -165,16 +183,6 @@ def _interface_v1(interface: AgentInterface) -> _JSON:
         "protocolVersion": interface.protocol_version,
     }
     _put(out, "tenant", interface.tenant)
-    return out
-
-
-def _capabilities_v1(caps: AgentCapabilities) -> _JSON:
-    """1.0 capabilities: ``stateTransitionHistory`` no longer exists and is dropped."""
-    out: _JSON = {}
-    _put(out, "streaming", caps.streaming)
-    _put(out, "pushNotifications", caps.push_notifications)
-    _put_list(out, "extensions", [_extension(e) for e in caps.extensions])
-    _put(out, "extendedAgentCard", caps.extended_agent_card)
     return out
 
 
@@ -211,7 +219,7 @@ def _encode_v0_3(card: AgentCard) -> _JSON:
     doc = _common(card)
     doc["protocolVersion"] = PROTOCOL_VERSION_0_3
     doc.update(_endpoints_v0_3(card.supported_interfaces))
-    doc["capabilities"] = _capabilities_v0_3(card.capabilities)
+    doc["capabilities"] = _capabilities(card.capabilities, "0.3")
     _tail(card, doc)
     doc["skills"] = [_skill_v0_3(s) for s in card.skills]
     if card.security_schemes is not None:
@@ -230,16 +238,6 @@ def _endpoints_v0_3(interfaces: Sequence[AgentInterface]) -> _JSON:
     pairs = unique((i.url, i.protocol_binding) for i in [main, *group])
     if len(pairs) > 1:
         out["additionalInterfaces"] = [{"url": u, "transport": t} for u, t in pairs]
-    return out
-
-
-def _capabilities_v0_3(caps: AgentCapabilities) -> _JSON:
-    """0.3 capabilities; the extended-card flag lives at the card's top level."""
-    out: _JSON = {}
-    _put(out, "streaming", caps.streaming)
-    _put(out, "pushNotifications", caps.push_notifications)
-    _put(out, "stateTransitionHistory", caps.state_transition_history)
-    _put_list(out, "extensions", [_extension(e) for e in caps.extensions])
     return out
 
 

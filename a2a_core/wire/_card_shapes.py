@@ -26,6 +26,7 @@ __all__ = [
     "SCHEME_KINDS",
     "FLOW_KINDS",
     "FLOW_URLS",
+    "OPTIONAL_FLOW_URL",
     "major_minor",
     "unique",
     "set_flows",
@@ -46,44 +47,24 @@ SCHEME_KINDS: Mapping[type, tuple[str, str]] = {
     MutualTLSSecurityScheme: ("mtlsSecurityScheme", "mutualTLS"),
 }
 
-#: OAuthFlows attribute -> (wire member, URL members as (attribute, wire, required)).
-#: "required" is the union of what the 0.3 schema and the 1.0 proto require.
-FLOW_KINDS: Mapping[str, tuple[str, tuple[tuple[str, str, bool], ...]]] = {
-    "authorization_code": (
-        "authorizationCode",
-        (
-            ("authorization_url", "authorizationUrl", True),
-            ("token_url", "tokenUrl", True),
-            ("refresh_url", "refreshUrl", False),
-        ),
-    ),
-    "client_credentials": (
-        "clientCredentials",
-        (("token_url", "tokenUrl", True), ("refresh_url", "refreshUrl", False)),
-    ),
-    "device_code": (
-        "deviceCode",
-        (
-            ("device_authorization_url", "deviceAuthorizationUrl", True),
-            ("token_url", "tokenUrl", True),
-            ("refresh_url", "refreshUrl", False),
-        ),
-    ),
-    "implicit": (
-        "implicit",
-        (("authorization_url", "authorizationUrl", True), ("refresh_url", "refreshUrl", False)),
-    ),
-    "password": (
-        "password",
-        (("token_url", "tokenUrl", True), ("refresh_url", "refreshUrl", False)),
-    ),
+#: OAuthFlows attribute -> (wire member, the URL attributes of that kind of flow).
+FLOW_KINDS: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    "authorization_code": ("authorizationCode", ("authorization_url", "token_url", "refresh_url")),
+    "client_credentials": ("clientCredentials", ("token_url", "refresh_url")),
+    "device_code": ("deviceCode", ("device_authorization_url", "token_url", "refresh_url")),
+    "implicit": ("implicit", ("authorization_url", "refresh_url")),
+    "password": ("password", ("token_url", "refresh_url")),
 }
-FLOW_URLS = (
-    ("authorization_url", "authorizationUrl"),
-    ("token_url", "tokenUrl"),
-    ("refresh_url", "refreshUrl"),
-    ("device_authorization_url", "deviceAuthorizationUrl"),
-)
+#: OAuthFlow URL attribute -> wire member.
+FLOW_URLS: Mapping[str, str] = {
+    "authorization_url": "authorizationUrl",
+    "token_url": "tokenUrl",
+    "refresh_url": "refreshUrl",
+    "device_authorization_url": "deviceAuthorizationUrl",
+}
+#: The one URL a flow may leave out. The others are required in every flow that has them
+#: (the union of what the 0.3 schema and the 1.0 proto require).
+OPTIONAL_FLOW_URL = "refresh_url"
 
 
 def major_minor(version: str) -> str | None:

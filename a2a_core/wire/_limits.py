@@ -17,7 +17,6 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ._common import (
@@ -62,21 +61,14 @@ class Limits(enum.Enum):
     TENANT_ONLY = "tenant only"
 
 
-@dataclass(frozen=True, slots=True)
-class _Policy:
-    """What the caps depend on besides the params: the version and the part cap."""
-
-    version: str
-    max_parts: int
-
-
 def check_request_limits(
     limits: Limits, params: Mapping[str, Any], path: str, version: str, *, max_parts: int
 ) -> None:
     """Refuse a decoded request whose client-controlled members exceed a cap: the
-    operation's own members first, then the tenant every request may carry."""
+    operation's own members first, then the tenant every request may carry. Besides the
+    params, the caps depend on the version and on the part cap."""
     f = Fields(params, path)
-    _CHECKS[limits](f, _Policy(version, max_parts))
+    _CHECKS[limits](f, version, max_parts)
     _tenant(f)
 
 
@@ -162,7 +154,7 @@ def _tenant(f: Fields) -> None:
 # -- content -----------------------------------------------------------------------------
 
 
-def _message(f: Fields, policy: _Policy) -> None:
+def _message(f: Fields, version: str, max_parts: int) -> None:
     """The ids, lists, metadata and parts of a client's message (taskId: the task-id rule)."""
     _length(f, MAX_IDENTIFIER_LENGTH, "messageId")
     _length(f, MAX_IDENTIFIER_LENGTH, "contextId")
@@ -172,20 +164,20 @@ def _message(f: Fields, policy: _Policy) -> None:
             check_task_id(ref, f"{refs_path}[{index}]")
     _strings(f, "extensions", MAX_EXTENSION_URIS, "URIs", MAX_URI_LENGTH)
     _metadata(f)
-    parts_path, parts = _list(f, "parts", policy.max_parts, "parts")
+    parts_path, parts = _list(f, "parts", max_parts, "parts")
     for index, part in enumerate(parts):
         if isinstance(part, Mapping):
-            _part(Fields(part, f"{parts_path}[{index}]"), policy)
+            _part(Fields(part, f"{parts_path}[{index}]"), version)
 
 
-def _part(f: Fields, policy: _Policy) -> None:
+def _part(f: Fields, version: str) -> None:
     """Metadata, filename and media type, at the top (1.0) and in a 0.3 ``file``."""
     _metadata(f)
     for holder in (f, _nested(f, "file")):
         if holder is not None:
             _length(holder, MAX_FILENAME_LENGTH, "filename", "name")
             _length(holder, MAX_MEDIA_TYPE_LENGTH, "mediaType", "mimeType")
-    if policy.version == "0.3":
+    if version == "0.3":
         _object_data(f)
 
 
@@ -227,45 +219,45 @@ def _push_config(f: Fields) -> None:
 # -- one check per operation -------------------------------------------------------------
 
 
-def _send(f: Fields, policy: _Policy) -> None:
+def _send(f: Fields, version: str, max_parts: int) -> None:
     message = _nested(f, "message")
     if message is not None:
-        _message(message, policy)
+        _message(message, version, max_parts)
     configuration = _nested(f, "configuration")
     if configuration is not None:
         _configuration(configuration)
     _metadata(f)
 
 
-def _task_id_request(f: Fields, policy: _Policy) -> None:
+def _task_id_request(f: Fields, version: str, max_parts: int) -> None:
     """GetTask, CancelTask, SubscribeToTask: the id has its own rule."""
     _metadata(f)
 
 
-def _list_tasks(f: Fields, policy: _Policy) -> None:
+def _list_tasks(f: Fields, version: str, max_parts: int) -> None:
     _length(f, MAX_IDENTIFIER_LENGTH, "contextId")
     _length(f, MAX_PAGE_TOKEN_LENGTH, "pageToken")
 
 
-def _create_push_config(f: Fields, policy: _Policy) -> None:
+def _create_push_config(f: Fields, version: str, max_parts: int) -> None:
     _push_config(f)
 
 
-def _push_config_target(f: Fields, policy: _Policy) -> None:
+def _push_config_target(f: Fields, version: str, max_parts: int) -> None:
     """Get/Delete: ``id`` is the config (1.0) or the task, then held to the task-id rule."""
     _length(f, MAX_IDENTIFIER_LENGTH, "id")
     _length(f, MAX_IDENTIFIER_LENGTH, "pushNotificationConfigId")
 
 
-def _list_push_configs(f: Fields, policy: _Policy) -> None:
+def _list_push_configs(f: Fields, version: str, max_parts: int) -> None:
     _length(f, MAX_PAGE_TOKEN_LENGTH, "pageToken")
 
 
-def _tenant_only(f: Fields, policy: _Policy) -> None:
+def _tenant_only(f: Fields, version: str, max_parts: int) -> None:
     """Nothing of the operation's own: the tenant is checked for every request."""
 
 
-_CHECKS: Mapping[Limits, Callable[[Fields, _Policy], None]] = {
+_CHECKS: Mapping[Limits, Callable[[Fields, str, int], None]] = {
     Limits.SEND: _send,
     Limits.TASK_ID: _task_id_request,
     Limits.LIST_TASKS: _list_tasks,

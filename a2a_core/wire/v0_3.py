@@ -19,23 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .. import models as m
 from ..errors import RPCError
-from ..models import (
-    AuthenticationInfo,
-    DataPart,
-    DeleteTaskPushNotificationConfigRequest,
-    FilePart,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-    Part,
-    PushNotificationConfig,
-    SendMessageConfiguration,
-    SubscribeToTaskRequest,
-    TaskPushNotificationConfig,
-    TextPart,
-)
 from ._common import DATA_PART_COMPAT
 from ._encode import Dialect, encode_task_id_params, writers
 from ._enums import ROLE_0_3, STATE_0_3
@@ -50,22 +35,22 @@ __all__ = [
 ]
 
 
-def encode_part(part: Part) -> dict[str, Any]:
-    if isinstance(part, TextPart):
+def encode_part(part: m.Part) -> dict[str, Any]:
+    if isinstance(part, m.TextPart):
         out: dict[str, Any] = {"kind": "text", "text": part.text}
         if part.metadata is not None:
             out["metadata"] = dict(part.metadata)
         return out
-    if isinstance(part, FilePart):
+    if isinstance(part, m.FilePart):
         content = {"bytes": encode_bytes(part.raw)} if part.raw is not None else {"uri": part.url}
         file = {**content, **compact({"name": part.filename, "mimeType": part.media_type})}
         return compact({"kind": "file", "file": file, "metadata": struct(part.metadata)})
-    if isinstance(part, DataPart):
+    if isinstance(part, m.DataPart):
         return _encode_data_part(part)
     raise TypeError(f"not a part: {part!r}")
 
 
-def _encode_data_part(part: DataPart) -> dict[str, Any]:
+def _encode_data_part(part: m.DataPart) -> dict[str, Any]:
     """0.3 data must be an object: wrap anything else and flag it for the decoder."""
     metadata = struct(part.metadata)
     data = part.data
@@ -78,11 +63,11 @@ def _encode_data_part(part: DataPart) -> dict[str, Any]:
 # -- push notifications ------------------------------------------------------------------
 
 
-def encode_authentication(auth: AuthenticationInfo) -> dict[str, Any]:
+def encode_authentication(auth: m.AuthenticationInfo) -> dict[str, Any]:
     return {"schemes": list(auth.schemes), **compact({"credentials": auth.credentials})}
 
 
-def encode_push_config(config: PushNotificationConfig) -> dict[str, Any]:
+def encode_push_config(config: m.PushNotificationConfig) -> dict[str, Any]:
     auth = config.authentication
     return {
         "url": config.url,
@@ -96,7 +81,7 @@ def encode_push_config(config: PushNotificationConfig) -> dict[str, Any]:
     }
 
 
-def encode_task_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:
+def encode_task_push_config(config: m.TaskPushNotificationConfig) -> dict[str, Any]:
     """Nested form; ``tenant`` has no 0.3 spelling."""
     return {
         "taskId": config.task_id,
@@ -104,7 +89,9 @@ def encode_task_push_config(config: TaskPushNotificationConfig) -> dict[str, Any
     }
 
 
-def encode_list_push_configs_result(response: ListTaskPushNotificationConfigsResponse) -> list[Any]:
+def encode_list_push_configs_result(
+    response: m.ListTaskPushNotificationConfigsResponse,
+) -> list[Any]:
     """0.3 answers a bare array (no paging)."""
     return [encode_task_push_config(c) for c in response.configs]
 
@@ -112,7 +99,7 @@ def encode_list_push_configs_result(response: ListTaskPushNotificationConfigsRes
 # -- requests ----------------------------------------------------------------------------
 
 
-def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any]:
+def encode_send_configuration(config: m.SendMessageConfiguration) -> dict[str, Any]:
     """``blocking`` is always explicit: 0.3 gives it no default."""
     push = config.push_notification_config
     return {
@@ -127,23 +114,23 @@ def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any
     }
 
 
-def encode_get_task(request: GetTaskRequest) -> dict[str, Any]:
+def encode_get_task(request: m.GetTaskRequest) -> dict[str, Any]:
     return {
         "id": request.id,
         **compact({"historyLength": request.history_length, "metadata": struct(request.metadata)}),
     }
 
 
-def encode_get_push_config(request: GetTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_get_push_config(request: m.GetTaskPushNotificationConfigRequest) -> dict[str, Any]:
     """Trap: 0.3's ``id`` is the TASK id; the config is ``pushNotificationConfigId``."""
     return {"id": request.task_id, **compact({"pushNotificationConfigId": request.config_id})}
 
 
-def encode_delete_push_config(request: DeleteTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_delete_push_config(request: m.DeleteTaskPushNotificationConfigRequest) -> dict[str, Any]:
     return {"id": request.task_id, "pushNotificationConfigId": request.config_id}
 
 
-def encode_list_push_configs(request: ListTaskPushNotificationConfigsRequest) -> dict[str, Any]:
+def encode_list_push_configs(request: m.ListTaskPushNotificationConfigsRequest) -> dict[str, Any]:
     return {"id": request.task_id}
 
 
@@ -157,14 +144,14 @@ def encode_error(error: RPCError) -> dict[str, Any]:
 
 #: model type -> its 0.3-only encoder; the rest are :data:`._encode.SHARED_WRITERS`.
 _OWN: Mapping[type, Callable[[Any], dict[str, Any]]] = {
-    AuthenticationInfo: encode_authentication,
-    PushNotificationConfig: encode_push_config,
-    TaskPushNotificationConfig: encode_task_push_config,
-    SendMessageConfiguration: encode_send_configuration,
-    GetTaskRequest: encode_get_task,
-    GetTaskPushNotificationConfigRequest: encode_get_push_config,
-    DeleteTaskPushNotificationConfigRequest: encode_delete_push_config,
-    ListTaskPushNotificationConfigsRequest: encode_list_push_configs,
+    m.AuthenticationInfo: encode_authentication,
+    m.PushNotificationConfig: encode_push_config,
+    m.TaskPushNotificationConfig: encode_task_push_config,
+    m.SendMessageConfiguration: encode_send_configuration,
+    m.GetTaskRequest: encode_get_task,
+    m.GetTaskPushNotificationConfigRequest: encode_get_push_config,
+    m.DeleteTaskPushNotificationConfigRequest: encode_delete_push_config,
+    m.ListTaskPushNotificationConfigsRequest: encode_list_push_configs,
 }
 
 DIALECT = Dialect(
@@ -177,5 +164,5 @@ DIALECT = Dialect(
     part=encode_part,
     error=encode_error,
     # SubscribeToTask params are CancelTask's in 0.3: an id and metadata.
-    writers={**writers(_OWN), SubscribeToTaskRequest: encode_task_id_params},
+    writers={**writers(_OWN), m.SubscribeToTaskRequest: encode_task_id_params},
 )

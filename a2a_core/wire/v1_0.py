@@ -25,22 +25,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .. import models as m
 from ..errors import RPCError
-from ..models import (
-    AuthenticationInfo,
-    DataPart,
-    DeleteTaskPushNotificationConfigRequest,
-    FilePart,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
-    Part,
-    PushNotificationConfig,
-    SendMessageConfiguration,
-    SubscribeToTaskRequest,
-    TaskPushNotificationConfig,
-    TextPart,
-)
 from ._encode import Dialect, int64, writers
 from ._enums import ROLE_1_0, STATE_1_0
 from ._json import compact, encode_bytes
@@ -63,16 +49,16 @@ ERROR_DOMAIN = "a2a-protocol.org"
 DATA_METADATA_KEY = "data"
 
 
-def encode_part(part: Part) -> dict[str, Any]:
+def encode_part(part: m.Part) -> dict[str, Any]:
     """Exactly one content member; ``data`` may be any JSON value (null and [] included)."""
     out: dict[str, Any]
-    if part.__class__ is TextPart or isinstance(part, TextPart):  # (most parts: no call)
+    if part.__class__ is m.TextPart or isinstance(part, m.TextPart):  # (most parts: no call)
         out = {"text": part.text}
-    elif isinstance(part, FilePart):
+    elif isinstance(part, m.FilePart):
         out = {"raw": encode_bytes(part.raw)} if part.raw is not None else {"url": part.url}
         if part.filename is not None:
             out["filename"] = part.filename
-    elif isinstance(part, DataPart):
+    elif isinstance(part, m.DataPart):
         out = {"data": part.data}
     else:
         raise TypeError(f"not a part: {part!r}")
@@ -86,13 +72,13 @@ def encode_part(part: Part) -> dict[str, Any]:
 # -- push notifications ------------------------------------------------------------------
 
 
-def encode_authentication(auth: AuthenticationInfo) -> dict[str, Any]:
+def encode_authentication(auth: m.AuthenticationInfo) -> dict[str, Any]:
     """1.0 has one REQUIRED ``scheme``: the first of ours ("" when there is none)."""
     scheme = auth.schemes[0] if auth.schemes else ""
     return {"scheme": scheme, **compact({"credentials": auth.credentials})}
 
 
-def encode_push_config(config: PushNotificationConfig) -> dict[str, Any]:
+def encode_push_config(config: m.PushNotificationConfig) -> dict[str, Any]:
     """A TaskPushNotificationConfig without a task (as SendMessageConfiguration wants it)."""
     auth = config.authentication
     return compact(
@@ -105,7 +91,7 @@ def encode_push_config(config: PushNotificationConfig) -> dict[str, Any]:
     )
 
 
-def encode_task_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:
+def encode_task_push_config(config: m.TaskPushNotificationConfig) -> dict[str, Any]:
     """Flat: the webhook's members next to ``taskId`` and ``tenant``."""
     return {
         "taskId": config.task_id,
@@ -117,7 +103,7 @@ def encode_task_push_config(config: TaskPushNotificationConfig) -> dict[str, Any
 # -- requests ----------------------------------------------------------------------------
 
 
-def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any]:
+def encode_send_configuration(config: m.SendMessageConfiguration) -> dict[str, Any]:
     """``returnImmediately`` is the negation of ``blocking``; sent only when true."""
     push = config.push_notification_config
     return compact(
@@ -131,7 +117,7 @@ def encode_send_configuration(config: SendMessageConfiguration) -> dict[str, Any
     )
 
 
-def encode_get_task(request: GetTaskRequest) -> dict[str, Any]:
+def encode_get_task(request: m.GetTaskRequest) -> dict[str, Any]:
     return {
         "id": request.id,
         **compact({"historyLength": request.history_length, "tenant": request.tenant,
@@ -139,11 +125,11 @@ def encode_get_task(request: GetTaskRequest) -> dict[str, Any]:
     }
 
 
-def encode_subscribe(request: SubscribeToTaskRequest) -> dict[str, Any]:
+def encode_subscribe(request: m.SubscribeToTaskRequest) -> dict[str, Any]:
     return {"id": request.id, **compact({"tenant": request.tenant})}
 
 
-def encode_get_push_config(request: GetTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_get_push_config(request: m.GetTaskPushNotificationConfigRequest) -> dict[str, Any]:
     """1.0's ``id`` is the CONFIG id; the task is ``taskId``."""
     return {
         "taskId": request.task_id,
@@ -151,7 +137,7 @@ def encode_get_push_config(request: GetTaskPushNotificationConfigRequest) -> dic
     }
 
 
-def encode_delete_push_config(request: DeleteTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_delete_push_config(request: m.DeleteTaskPushNotificationConfigRequest) -> dict[str, Any]:
     return {
         "taskId": request.task_id,
         "id": request.config_id,
@@ -159,7 +145,7 @@ def encode_delete_push_config(request: DeleteTaskPushNotificationConfigRequest) 
     }
 
 
-def encode_list_push_configs(request: ListTaskPushNotificationConfigsRequest) -> dict[str, Any]:
+def encode_list_push_configs(request: m.ListTaskPushNotificationConfigsRequest) -> dict[str, Any]:
     paging = {"pageSize": request.page_size, "pageToken": request.page_token}
     return {"taskId": request.task_id, **compact({**paging, "tenant": request.tenant})}
 
@@ -196,15 +182,15 @@ def _default_reason(error: RPCError) -> str:
 
 #: model type -> its 1.0-only encoder; the rest are :data:`._encode.SHARED_WRITERS`.
 _OWN: Mapping[type, Callable[[Any], dict[str, Any]]] = {
-    AuthenticationInfo: encode_authentication,
-    PushNotificationConfig: encode_push_config,
-    TaskPushNotificationConfig: encode_task_push_config,
-    SendMessageConfiguration: encode_send_configuration,
-    GetTaskRequest: encode_get_task,
-    SubscribeToTaskRequest: encode_subscribe,
-    GetTaskPushNotificationConfigRequest: encode_get_push_config,
-    DeleteTaskPushNotificationConfigRequest: encode_delete_push_config,
-    ListTaskPushNotificationConfigsRequest: encode_list_push_configs,
+    m.AuthenticationInfo: encode_authentication,
+    m.PushNotificationConfig: encode_push_config,
+    m.TaskPushNotificationConfig: encode_task_push_config,
+    m.SendMessageConfiguration: encode_send_configuration,
+    m.GetTaskRequest: encode_get_task,
+    m.SubscribeToTaskRequest: encode_subscribe,
+    m.GetTaskPushNotificationConfigRequest: encode_get_push_config,
+    m.DeleteTaskPushNotificationConfigRequest: encode_delete_push_config,
+    m.ListTaskPushNotificationConfigsRequest: encode_list_push_configs,
 }
 
 DIALECT = Dialect(
