@@ -75,7 +75,8 @@ class PreparedCard:
     last_modified: datetime
     #: The headers of a 200 (Content-Type, validators, Cache-Control, Vary).
     headers: tuple[tuple[str, str], ...]
-    #: The headers of a 304: the same without Content-Type.
+    #: The headers of a 304: ETag, Cache-Control and Vary, without the representation's
+    #: Content-Type and, as there is an ETag, Last-Modified (RFC 9110 §15.4.5).
     not_modified_headers: tuple[tuple[str, str], ...]
     #: The endpoint's signer generation it was encoded under.
     generation: int
@@ -212,11 +213,14 @@ class CardEndpoint:
         headers = tuple(with_vary(validators.headers(), "A2A-Version"))
         prepared = PreparedCard(
             card, public, body, validators.etag, validators.last_modified, headers,
-            tuple((k, v) for k, v in headers if k != "Content-Type"), self._generation)
+            tuple((k, v) for k, v in headers if k not in _NOT_IN_304), self._generation)
         if len(self._cache) >= _MAX_CACHED:  # per-tenant URLs: keep the cache bounded
             self._cache.clear()
         self._cache[key] = prepared
         return prepared
+
+_NOT_IN_304 = ("Content-Type", "Last-Modified")
+
 
 def _strict(card: AgentCard) -> JSONObject:
     return encode_card(card, V1_0)

@@ -64,10 +64,15 @@ class CallContext:
 
 @dataclass(frozen=True, slots=True)
 class OutboundEvent:
-    """A stream event with the id it is sent under (the SSE ``id:`` field)."""
+    """A stream event with the id it is sent under (the SSE ``id:`` field).
+
+    ``more``: the next event is already at hand (the rest of one batch read from the
+    log), so a writer may hold this one back and send both in one write.
+    """
 
     event: models.StreamEvent
     event_id: str | None = None
+    more: bool = False
 
 
 class Heartbeat:

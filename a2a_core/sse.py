@@ -39,6 +39,7 @@ from typing import Literal
 from .errors import RemoteProtocolError
 
 __all__ = [
+    "HOLD_BYTES",
     "DEFAULT_MAX_EVENT_SIZE",
     "ServerSentEvent",
     "Sentinel",
@@ -54,6 +55,10 @@ __all__ = [
 
 #: Largest event (in characters) the decoder buffers before giving up.
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+
+#: The most a stream's writer holds back of one batch's events (each marked ``more``: the
+#: next is at hand) to send them in one write; past it, what is held goes out.
+HOLD_BYTES = 64 * 1024
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_END_CHAR = re.compile(r"[\r\n]")

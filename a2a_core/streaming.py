@@ -24,7 +24,7 @@ from .errors import InternalError, RPCError
 from .jsonrpc import error_response_dict, response_dict
 from .models import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from .service import HEARTBEAT, OutboundEvent, StreamItem
-from .sse import encode_comment, encode_data_event, encode_event
+from .sse import HOLD_BYTES, encode_comment, encode_data_event, encode_event
 from .versioning import V0_3
 
 __all__ = ["SSE_HEADERS", "sse_body", "started", "closing", "dumps", "encoded_event"]
@@ -125,25 +125,38 @@ def _envelope_head(request_id: Any) -> bytes:
 def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
     head: bytes | None = None
     encode = partial(_encode_result, version)
+    held = b""  # events of one batch, sent with its last one in one write
     try:
         for item in items:
             if item is HEARTBEAT:
-                yield _PING
+                ping, held = held + _PING, b""
+                yield ping
                 continue
             event_id = None
             event: Any = item
+            more = False
             if isinstance(item, OutboundEvent):
-                event, event_id = item.event, item.event_id
+                event, event_id, more = item.event, item.event_id, item.more
             if head is None:
                 head = _envelope_head(request_id)
             result = encoded_event(event, version, encode)
-            yield encode_data_event(head + result + b"}", id=event_id)
+            frame = encode_data_event(head + result + b"}", id=event_id)
             del item, event, result  # not held while the stream waits for its next item
+            if more and len(held) + len(frame) <= HOLD_BYTES:
+                held += frame
+                continue
+            if held:
+                frame, held = held + frame, b""
+            yield frame
     except RPCError as err:
-        yield _error_event(request_id, version, err)
+        yield held + _error_event(request_id, version, err)
+        return
     except Exception:
         logger.exception("unhandled error while streaming")
-        yield _error_event(request_id, version, InternalError())
+        yield held + _error_event(request_id, version, InternalError())
+        return
+    if held:  # the stream ended inside a batch
+        yield held
 
 
 def _encode_result(version: str, event: Any) -> Any:

@@ -77,8 +77,8 @@ class CardHits:
         since = environ["HTTP_IF_MODIFIED_SINCE"] if "HTTP_IF_MODIFIED_SINCE" in environ else None
         if (if_none_match is not None or since is not None) and card.not_modified(if_none_match,
                                                                                    since):
-            start_response("304 Not Modified", [*card.not_modified_headers,
-                                                ("Content-Length", "0")])
+            # no Content-Length: a 304's would have to be the 200's (RFC 9110 §8.6)
+            start_response("304 Not Modified", list(card.not_modified_headers))
             return [b""]
         start_response("200 OK", [*card.headers, ("Content-Length", str(len(card.body)))])
         return [card.body]

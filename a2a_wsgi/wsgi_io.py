@@ -57,8 +57,8 @@ def respond(response: HttpResponse, method: str,
     """Write ``response``: a whole body with its length, a stream closing its producer."""
     headers = list(response.headers)
     if isinstance(response.body, bytes):
-        if method == "HEAD":
-            start_response(_status_line(response.status), headers)
+        if method == "HEAD" or response.status == 304:  # no body, and a 304's length
+            start_response(_status_line(response.status), headers)  # would be the 200's
             return [b""]
         # A known length spares the server chunked framing (and the client a guess).
         headers.append(("Content-Length", str(len(response.body))))

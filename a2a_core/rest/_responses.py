@@ -24,7 +24,7 @@ from ..errors import InternalError, RPCError
 from ..http import HttpResponse
 from ..models import StreamEvent
 from ..service import Heartbeat, OutboundEvent, StreamItem
-from ..sse import encode_comment, encode_event
+from ..sse import HOLD_BYTES, encode_comment, encode_event
 from ..streaming import SSE_HEADERS, dumps, encoded_event
 from ._status import A2A_JSON, encode_status
 
@@ -93,16 +93,26 @@ def _frames(
     encode: Callable[[StreamEvent], str],
     encode_error: Callable[[RPCError], bytes],
 ) -> Iterator[bytes]:
+    held = b""  # events of one batch, sent with its last one in one write
     try:
         for item in items:
             if isinstance(item, Heartbeat):
-                yield encode_comment("ping")
+                frame = encode_comment("ping")
             elif isinstance(item, OutboundEvent):
-                yield encode_event(encode(item.event), id=item.event_id)
+                frame = encode_event(encode(item.event), id=item.event_id)
+                if item.more and len(held) + len(frame) <= HOLD_BYTES:
+                    held += frame
+                    continue
             else:
-                yield encode_event(encode(item))
+                frame = encode_event(encode(item))
+            frame, held = held + frame, b""
+            yield frame
     except RPCError as err:
-        yield encode_error(err)
+        yield held + encode_error(err)
+        return
     except Exception:
         logger.exception("unhandled error while streaming")
-        yield encode_error(InternalError())
+        yield held + encode_error(InternalError())
+        return
+    if held:  # the stream ended inside a batch
+        yield held

@@ -154,9 +154,10 @@ class Subscriptions:
                 batch = self._store.events_after(run.task_id, after)
             except EventsExpiredError as err:
                 raise _replay_gap(err) from None
-            for seq, event in batch:
+            last = len(batch) - 1
+            for n, (seq, event) in enumerate(batch):
                 after = seq
-                yield OutboundEvent(event, str(seq))
+                yield OutboundEvent(event, str(seq), n < last)
                 if _ends_stream(event):
                     return
             if batch:
@@ -310,9 +311,10 @@ class Subscriptions:
                     return
                 turn = watch.turn
                 batch = watches.read(watch, after)
-                for seq, event in batch:
+                last = len(batch) - 1
+                for n, (seq, event) in enumerate(batch):
                     after = seq
-                    yield OutboundEvent(event, str(seq))
+                    yield OutboundEvent(event, str(seq), n < last)
                     if ends(event):
                         return
                 if not active:

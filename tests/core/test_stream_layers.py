@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from functools import partial
 
+import pytest
+
+from a2a_core.errors import TaskNotFoundError
 from a2a_core.generations import GENERATIONS_EXTENSION_URI, hidden_items, without_generations
 from a2a_core.models import Artifact, Message, Role, TaskArtifactUpdateEvent, TextPart
 from a2a_core.observe import CallRecord
 from a2a_core.operations import Stream
 from a2a_core.service import HEARTBEAT, CallContext, OutboundEvent, StreamItem
+from a2a_core.sse import HOLD_BYTES
 
 
 def _update(generation: int | None) -> TaskArtifactUpdateEvent:
@@ -105,3 +111,51 @@ def test_an_ended_iterator_is_wrapped_not_adopted() -> None:
     assert wrapped is not stripped
     wrapped.close()  # type: ignore[attr-defined]
     assert released == [1]
+
+
+def _chunk(index: int, size: int) -> OutboundEvent:
+    update = TaskArtifactUpdateEvent(
+        task_id="t", context_id="c",
+        artifact=Artifact(artifact_id="a", parts=[TextPart(text=str(index % 10) * size)]))
+    return OutboundEvent(update, str(index), more=True)
+
+
+def _framers() -> list[Callable[[Iterator[StreamItem]], Iterator[bytes]]]:
+    from a2a_core.rest._responses import frame_stream
+    from a2a_core.streaming import sse_body
+    from a2a_core.wire import encode_error, encode_stream_event
+
+    def rest(items: Iterator[StreamItem]) -> Iterator[bytes]:
+        return frame_stream(items, lambda event: str(encode_stream_event(event, "1.0")),
+                            lambda err: str(encode_error(err, "1.0")).encode())
+
+    return [partial(sse_body, 1, "1.0"), rest]
+
+
+@pytest.mark.parametrize("framer", _framers(), ids=["jsonrpc", "rest"])
+def test_a_batch_is_written_together_up_to_the_hold_limit_with_the_same_bytes(
+        framer: Callable[[Iterator[StreamItem]], Iterator[bytes]]) -> None:
+    # 40 events of ~5 KB marked "more" (the last one too: the stream ends inside the batch)
+    batch = [_chunk(index, 5000) for index in range(40)]
+    alone = [replace(item, more=False) for item in batch]
+    one_each = list(framer(iter(alone)))
+    together = list(framer(iter(batch)))
+    assert len(one_each) == 40
+    assert b"".join(together) == b"".join(one_each)
+    assert 2 <= len(together) < 10  # held back, but never more than HOLD_BYTES and a frame
+    assert all(len(chunk) <= HOLD_BYTES + 6000 for chunk in together)
+
+
+@pytest.mark.parametrize("framer", _framers(), ids=["jsonrpc", "rest"])
+def test_a_heartbeat_or_an_error_takes_what_is_held_along(
+        framer: Callable[[Iterator[StreamItem]], Iterator[bytes]]) -> None:
+    def failing() -> Iterator[StreamItem]:
+        yield _chunk(1, 10)
+        yield HEARTBEAT
+        yield _chunk(2, 10)
+        raise TaskNotFoundError("gone")
+
+    chunks = list(framer(failing()))
+    assert len(chunks) == 2
+    assert chunks[0].endswith(b": ping\n\n") and b"11111111" in chunks[0]
+    assert b"2222222222" in chunks[1] and b"gone" in chunks[1]
