@@ -35,6 +35,7 @@ from a2a_core.service import HEARTBEAT, OutboundEvent, StreamItem
 
 from ..disconnect import HangupWatch, hangup_fd, watch_hangup
 from ..stores import EventsExpiredError, StoredTask, TaskStore
+from ..stores.base import Events
 from ._defaults import Scope
 from ._runs import Run
 from ._watches import Sleeper, TaskWatches
@@ -74,6 +75,14 @@ def _ends_stream(event: StreamEvent) -> bool:
     if not isinstance(event, TaskStatusUpdateEvent):
         return False
     return event.status.state.is_terminal or event.status.state.is_interrupted
+
+
+def _outbound(batch: Events) -> list[tuple[int, OutboundEvent]]:
+    """A batch read from the log as stream items, each but the last marked ``more``
+    (the next is at hand: the writer sends them in one write)."""
+    last = len(batch) - 1
+    return [(seq, OutboundEvent(event, str(seq), n < last))
+            for n, (seq, event) in enumerate(batch)]
 
 
 def _is_terminal_event(event: StreamEvent) -> bool:
@@ -154,11 +163,10 @@ class Subscriptions:
                 batch = self._store.events_after(run.task_id, after)
             except EventsExpiredError as err:
                 raise _replay_gap(err) from None
-            last = len(batch) - 1
-            for n, (seq, event) in enumerate(batch):
+            for seq, item in _outbound(batch):
                 after = seq
-                yield OutboundEvent(event, str(seq), n < last)
-                if _ends_stream(event):
+                yield item
+                if _ends_stream(item.event):
                     return
             if batch:
                 continue
@@ -311,18 +319,17 @@ class Subscriptions:
                     return
                 turn = watch.turn
                 batch = watches.read(watch, after)
-                last = len(batch) - 1
-                for n, (seq, event) in enumerate(batch):
+                for seq, item in _outbound(batch):
                     after = seq
-                    yield OutboundEvent(event, str(seq), n < last)
-                    if ends(event):
+                    yield item
+                    if ends(item.event):
                         return
                 if not active:
                     return
                 now = time.monotonic()
                 if batch:
                     quiet_since = beat_at = now
-                    del batch, event  # asleep, a stream keeps its position only
+                    del batch, item  # asleep, a stream keeps its position only
                     continue
                 if now - quiet_since >= self._resubscribe_timeout:
                     return  # quiet too long: no last heartbeat
