@@ -60,20 +60,15 @@ from ._jose import (
     SigningKey,
     check_alg,
     check_algorithms,
+    jwks,
     parse_protected,
-    resolve_key,
     sign_compact,
-    verify_jws,
+    verify_compact,
 )
 
 __all__ = [
-    "VerifiedSignature",
-    "add_signature",
-    "canonical_card",
-    "canonicalize",
-    "check_unsigned_members",
-    "sign_card",
-    "signed_content",
+    "CardSigner", "JWKS_PATH", "VerifiedSignature", "add_signature", "canonical_card",
+    "canonicalize", "check_unsigned_members", "jwks_url", "sign_card", "signed_content",
     "verify_card",
 ]
 
@@ -211,16 +206,12 @@ def _verify_one(entry: Any, payloads: Callable[[], list[str]], keys: KeySource,
     protected, signature = entry.get("protected"), entry.get("signature")
     if not isinstance(protected, str) or not isinstance(signature, str):
         raise MalformedSignatureError("a signature needs string protected and signature members")
-    header = parse_protected(protected)
-    check_alg(header["alg"], allowed)
-    public_key = resolve_key(keys, header)
+    check_alg(parse_protected(protected)["alg"], allowed)  # before the card is read
     *others, last = payloads()
     for payload in others:
         with contextlib.suppress(InvalidSignatureError):
-            verify_jws(f"{protected}.{payload}.{signature}", header["alg"], public_key)
-            return header
-    verify_jws(f"{protected}.{last}.{signature}", header["alg"], public_key)
-    return header
+            return verify_compact(f"{protected}.{payload}.{signature}", keys, allowed)[0]
+    return verify_compact(f"{protected}.{last}.{signature}", keys, allowed)[0]
 
 
 # -- members no signature covers ---------------------------------------------------------
@@ -285,3 +276,59 @@ def _unsigned(member: str) -> UnsignedContentError:
     return UnsignedContentError(
         f"the 0.3 member {member} is not covered by the signature and disagrees "
         "with the signed 1.0 members")
+
+
+# -- the cards a server serves -----------------------------------------------------------
+
+#: Where the public keys are served, below the app's mount point.
+JWKS_PATH = "/.well-known/jwks.json"
+
+
+def jwks_url(base_url: str) -> str:
+    """The JWKS address of the app whose public URL is ``base_url``."""
+    return base_url.rstrip("/") + JWKS_PATH
+
+
+class CardSigner:
+    """Signs served card documents with each of ``keys``; :meth:`jwks` publishes them.
+
+    Each document (the dual card, the strict 1.0 card, the extended card) is
+    signed over its own content with every key: during a rotation a card carries
+    one signature per key, and a client that trusts either key verifies it. Each
+    signature's ``jku`` is the JWKS at :data:`JWKS_PATH` below the base URL the
+    card is served for (so each tenant's clients get their own address); a key
+    given its own ``jku`` keeps it when the card has no base URL.
+    """
+
+    def __init__(self, keys: Sequence[SigningKey]) -> None:
+        keys = tuple(keys)
+        if not keys:
+            raise ValueError("card signing needs at least one SigningKey")
+        if not all(isinstance(key, SigningKey) for key in keys):
+            raise TypeError("card signing keys must be a2a_core.signing.SigningKey objects")
+        kids = [key.kid for key in keys]
+        if len(set(kids)) != len(kids):
+            raise ValueError(f"card signing key ids must be unique: {kids}")
+        self.keys = keys
+
+    def __repr__(self) -> str:
+        return f"CardSigner(kids={list(self.kids)!r})"
+
+    @property
+    def kids(self) -> tuple[str, ...]:
+        return tuple(key.kid for key in self.keys)
+
+    def sign(self, document: Mapping[str, Any], base_url: str | None) -> dict[str, Any]:
+        """``document`` with one signature per key appended to its ``signatures``.
+
+        :raises ValueError: the document is not a card a verifier would accept.
+        """
+        signed = dict(document)
+        for key in self.keys:
+            published = dataclasses.replace(key, jku=jwks_url(base_url)) if base_url else key
+            signed = add_signature(signed, published)
+        return signed
+
+    def jwks(self) -> dict[str, Any]:
+        """The JWKS of every key (serve it at :data:`JWKS_PATH`)."""
+        return jwks(list(self.keys))

@@ -1,22 +1,14 @@
 """Bearer JWTs (RFC 7519) checked here: signature against a key or a JWKS URL, then claims.
 
-The signature is a compact JWS verified by :mod:`a2a_core.signing` with an
-algorithm allow-list (ES256, EdDSA, RS256 by default; ``none`` and HMAC never),
-so a token cannot choose how it is checked. The claims then have to say the
-token is for us, now:
-
-* ``iss`` equals the configured issuer and ``aud`` names our audience (either
-  check is skipped only when configured as None, on purpose);
-* ``exp`` is in the future and ``nbf``/``iat`` not in it, with ``leeway``
-  seconds of clock skew allowed either way;
-* the required ``scopes`` are all granted (``scope``, space-separated, or
-  ``scp``, a list), otherwise 403 ``insufficient_scope``.
-
-The JWS, its JWKs and the algorithms are PyJWT's (through
-:mod:`a2a_core.signing`, which card signing shares, so there is one allow-list
-and one key-confusion check for both). The claim checks below are ours:
-PyJWT's read the wall clock, with no way to pass ``clock``, and a token
-introspection answer (:mod:`.oauth2`) needs the same checks without a JWT.
+The signature is checked by :mod:`a2a_core.signing` (PyJWT underneath), with the
+allow-list and key choice card signing uses: ES256, EdDSA, RS256 by default,
+``none`` and HMAC never, so a token cannot choose how it is checked. The claims
+then have to say the token is for us, now: ``iss`` and ``aud`` match (a check is
+skipped only when configured as None), ``exp``/``nbf``/``iat`` hold with
+``leeway`` seconds of skew, and the required ``scopes`` are granted (``scope`` or
+``scp``; otherwise 403 ``insufficient_scope``). The claim checks are ours, not
+PyJWT's: its read the wall clock (no ``clock=``), and token introspection
+answers (:mod:`.oauth2`) need the same checks without a JWT.
 """
 
 from __future__ import annotations
@@ -27,7 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from a2a_core.auth import Principal
-from a2a_core.models import HTTPAuthSecurityScheme, SecurityScheme
 from a2a_core.signing import (
     ALGORITHMS,
     KeySource,
@@ -103,13 +94,9 @@ class JWTVerifier:
             raise ValueError("the token's claims are not JSON") from None
         if not isinstance(claims, dict):
             raise ValueError("the token's claims are not a JSON object")
-        self.check_claims(claims)
-        return claims
-
-    def check_claims(self, claims: Mapping[str, Any]) -> None:
-        """Presence, time window, issuer and audience (raises ValueError naming the claim)."""
         check_claims(claims, issuers=self.issuers, audiences=self.audiences,
                      leeway=self.leeway, now=self._clock(), required=self.required_claims)
+        return claims
 
 
 def check_claims(claims: Mapping[str, Any], *, issuers: tuple[str, ...] | None,
@@ -210,7 +197,3 @@ class JWTBearerAuthenticator(BearerAuthenticator):
         tenant = claims.get(self.tenant_claim) if self.tenant_claim else None
         return Principal(identity=identity, tenant=tenant if isinstance(tenant, str) else None,
                          claims=dict(claims))
-
-    def security_scheme(self) -> SecurityScheme:
-        return HTTPAuthSecurityScheme(scheme="Bearer", bearer_format="JWT",
-                                      description=self.description)
