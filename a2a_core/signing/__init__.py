@@ -10,9 +10,6 @@
 * :class:`CardSigner`: a server's keys, signing each card it serves (``jku`` at
   :data:`JWKS_PATH` below the card's base URL).
 
-Modules: ``_card`` (card signatures, the served cards), ``_card_view`` (what a
-signature covers), ``_jose`` (keys, key sources, JWKS schedule), ``_errors``.
-
 The JOSE work is PyJWT's, canonical JSON ``rfc8785``'s (both, with
 ``cryptography``, are the ``signing`` extra, imported on first use); what is
 here is the A2A part: what a card signature covers, its header, where the key
@@ -21,42 +18,36 @@ set is served. Nothing here does I/O or reads a clock.
 
 from __future__ import annotations
 
-from ._card import (
-    JWKS_PATH,
-    CardSigner,
-    VerifiedSignature,
-    add_signature,
-    canonical_card,
-    canonicalize,
-    jwks_url,
-    sign_card,
-    signed_content,
-    verify_card,
-)
-from ._card_view import MAX_DEPTH
-from ._errors import (
-    CanonicalizationError,
-    InvalidSignatureError,
-    MalformedCardError,
-    MalformedSignatureError,
-    MissingSignatureError,
-    SignatureError,
-    UnknownKeyError,
-    UnsignedContentError,
-    UnsupportedAlgorithmError,
-)
-from ._jose import (
-    ALGORITHMS,
-    JWKSCache,
-    KeySource,
-    SigningKey,
-    check_algorithms,
-    jwks,
-    parse_protected,
-    public_jwk,
-    sign_compact,
-    verify_compact,
-)
+from ._card import JWKS_PATH as JWKS_PATH
+from ._card import CardSigner as CardSigner
+from ._card import VerifiedSignature as VerifiedSignature
+from ._card import add_signature as add_signature
+from ._card import canonical_card as canonical_card
+from ._card import canonicalize as canonicalize
+from ._card import jwks_url as jwks_url
+from ._card import sign_card as sign_card
+from ._card import signed_content as signed_content
+from ._card import verify_card as verify_card
+from ._card_view import MAX_DEPTH as MAX_DEPTH
+from ._errors import CanonicalizationError as CanonicalizationError
+from ._errors import InvalidSignatureError as InvalidSignatureError
+from ._errors import MalformedCardError as MalformedCardError
+from ._errors import MalformedSignatureError as MalformedSignatureError
+from ._errors import MissingSignatureError as MissingSignatureError
+from ._errors import SignatureError as SignatureError
+from ._errors import UnknownKeyError as UnknownKeyError
+from ._errors import UnsignedContentError as UnsignedContentError
+from ._errors import UnsupportedAlgorithmError as UnsupportedAlgorithmError
+from ._jose import ALGORITHMS as ALGORITHMS
+from ._jose import JWKSCache as JWKSCache
+from ._jose import KeySource as KeySource
+from ._jose import SigningKey as SigningKey
+from ._jose import check_algorithms as check_algorithms
+from ._jose import jwks as jwks
+from ._jose import parse_protected as parse_protected
+from ._jose import public_jwk as public_jwk
+from ._jose import sign_compact as sign_compact
+from ._jose import verify_compact as verify_compact
 
 __all__ = [
     "ALGORITHMS", "CardSigner", "JWKS_PATH", "MAX_DEPTH", "CanonicalizationError",

@@ -72,10 +72,6 @@ __all__ = [
     "verify_card",
 ]
 
-#: The ``typ`` A2A asks for in the protected header.
-JOSE_TYPE = "JOSE"
-
-
 def canonicalize(value: Any) -> bytes:
     """The RFC 8785 (JCS) bytes of a JSON value, by the ``rfc8785`` package.
 
@@ -115,9 +111,8 @@ def sign_card(card: Mapping[str, Any], key: SigningKey, *,
         check_unsigned_members(card)
     except SignatureError as exc:
         raise ValueError(f"refusing to sign: {exc}") from None
-    protected, _, signature_b64 = sign_compact(canonical_card(card), key,
-                                               {"typ": JOSE_TYPE}).split(".")
-    signature: dict[str, Any] = {"protected": protected, "signature": signature_b64}
+    protected, _, signed = sign_compact(canonical_card(card), key, {"typ": "JOSE"}).split(".")
+    signature: dict[str, Any] = {"protected": protected, "signature": signed}
     if header:
         signature["header"] = dict(header)
     return signature
@@ -133,19 +128,12 @@ def add_signature(card: Mapping[str, Any], key: SigningKey, *,
 
 @dataclass(frozen=True, slots=True)
 class VerifiedSignature:
-    """The signature that verified: its position, its protected header and its key id."""
+    """The signature that verified: its position, its protected header, its key id and alg."""
 
     index: int
     header: Mapping[str, Any]
-
-    @property
-    def kid(self) -> str | None:
-        kid = self.header.get("kid")
-        return kid if isinstance(kid, str) else None
-
-    @property
-    def alg(self) -> str:
-        return str(self.header["alg"])
+    kid: str | None
+    alg: str
 
 
 def verify_card(card: Mapping[str, Any], keys: KeySource, *,
@@ -179,7 +167,7 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
             continue
         if check_unsigned:
             check_unsigned_members(card)
-        return VerifiedSignature(index, header)
+        return VerifiedSignature(index, header, header.get("kid"), header["alg"])
     if len(failures) == 1:
         raise failures[0]
     raise InvalidSignatureError(f"none of the {len(failures)} signatures verified",

@@ -1,29 +1,18 @@
 """JWS (RFC 7515) for A2A over PyJWT: keys, the key sources a verifier trusts, the allow-list.
 
-PyJWT does the JOSE work (base64url, JWK parsing and the algorithm a JWK is
-for, ES256/EdDSA/RS256 over ``cryptography``, compact serialisation). What
-stays here is the policy A2A needs: three algorithms and nothing else
-(``alg: none`` and HMAC are refused whatever an allow-list says, so a public
-key never doubles as an HMAC secret), the key must be for the header's
-algorithm, RSA keys have 2048 bits or more, a verifier picks its key from
-what it trusts by ``kid``, and when to fetch a trusted JWKS again
-(:class:`JWKSCache`). PyJWT and ``cryptography`` are the optional extra
-``signing``, imported on first use.
+PyJWT does the JOSE work (base64url, JWK parsing and which algorithm a JWK is
+for, ES256/EdDSA/RS256 over ``cryptography``). What stays here is A2A's policy:
+three algorithms and nothing else (``alg: none`` and HMAC are refused whatever
+an allow-list says, so a public key never doubles as an HMAC secret), RSA keys
+of 2048 bits or more, the key picked by ``kid`` from what the verifier trusts,
+and when to fetch a trusted JWKS again. PyJWT and ``cryptography`` are the
+``signing`` extra, imported on first use.
 """
-
-# Key sources. A verifier is given what it trusts, in any of these forms:
-# a public key object, a SigningKey (its public half), a JWK, a JWKS
-# ({"keys": [...]}), a sequence of any of those, or a callable
-# ``(kid, jku) -> one of those or None`` that looks keys up (a cache that
-# fetches a JWKS lives outside the core, which does no I/O). A key given
-# bare is tried whatever ``kid`` the header names: the caller pinned it.
-# A JWK is matched on ``kid``; a header without ``kid`` matches only when
-# exactly one trusted key fits the algorithm.
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -40,15 +29,14 @@ if TYPE_CHECKING:
     from jwt import PyJWK, PyJWS
 
 __all__ = [
-    "ALGORITHMS", "JWKSCache", "KeySource", "SigningKey", "check_alg",
-    "check_algorithms", "jwks", "parse_protected", "public_jwk", "resolve_key", "sign_compact",
-    "verify_compact", "verify_jws",
+    "ALGORITHMS", "JWKSCache", "KeySource", "SigningKey", "check_alg", "check_algorithms", "jwks",
+    "parse_protected", "public_jwk", "resolve_key", "sign_compact", "verify_compact",
 ]
 
 #: Every algorithm we accept, in order of preference.
 ALGORITHMS: tuple[str, ...] = ("ES256", "EdDSA", "RS256")
-#: What a verifier trusts (a key, a JWK, a JWKS, a list, or a ``(kid, jku)`` lookup);
-#: see the comments at the top. Typed loosely: key objects come from ``cryptography``.
+#: What a verifier trusts (a key, a JWK, a JWKS, a list, or a ``(kid, jku)`` lookup;
+#: see :func:`resolve_key`). Typed loosely: key objects come from ``cryptography``.
 KeySource = Any
 _MISSING_EXTRA = "JWS signatures need PyJWT and cryptography: pip install 'a2a-wsgi[signing]'"
 
@@ -149,14 +137,13 @@ class SigningKey:
         """A fresh key (RS256: 3072 bits). Keep it somewhere all signing processes share."""
         from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-        if alg == "EdDSA":
-            return cls(kid, ed25519.Ed25519PrivateKey.generate(), alg, jku)
-        if alg == "ES256":
-            return cls(kid, ec.generate_private_key(ec.SECP256R1()), alg, jku)
-        if alg == "RS256":
-            return cls(kid, rsa.generate_private_key(public_exponent=65537, key_size=3072),
-                       alg, jku)
-        raise ValueError(f"unsupported JWS algorithm {alg!r}; choose from {ALGORITHMS}")
+        generators: dict[str, Callable[[], Any]] = {
+            "EdDSA": ed25519.Ed25519PrivateKey.generate,
+            "ES256": lambda: ec.generate_private_key(ec.SECP256R1()),
+            "RS256": lambda: rsa.generate_private_key(public_exponent=65537, key_size=3072)}
+        if alg not in generators:
+            raise ValueError(f"unsupported JWS algorithm {alg!r}; choose from {ALGORITHMS}")
+        return cls(kid, generators[alg](), alg, jku)
 
     @classmethod
     def from_pem(cls, kid: str, pem: bytes, *, password: bytes | None = None,
@@ -216,35 +203,29 @@ def parse_protected(protected: str) -> dict[str, Any]:
     return header
 
 
-def verify_jws(token: str, alg: str, public_key: Any) -> bytes:
-    """Check a compact JWS with ``public_key`` (resolved from its header); return its payload.
-
-    :raises InvalidSignatureError: it does not verify.
-    """
-    from jwt import exceptions
-
-    try:
-        return bytes(jws().decode_complete(token, public_key, algorithms=[alg])["payload"])
-    except exceptions.InvalidSignatureError:
-        raise InvalidSignatureError("the signature does not verify") from None
-    except (exceptions.InvalidAlgorithmError, exceptions.InvalidKeyError) as exc:
-        raise UnsupportedAlgorithmError(f"the key cannot verify {alg}: {exc}") from None
-    except exceptions.PyJWTError:
-        raise MalformedSignatureError("not a compact JWS in base64url") from None
-
-
 def verify_compact(token: str, keys: KeySource, algorithms: Sequence[str] = ALGORITHMS
                    ) -> tuple[dict[str, Any], bytes]:
     """Verify a compact JWS (a JWT, say) against trusted keys; return its header and payload.
 
     :raises SignatureError: (a subclass saying why) when it is not accepted.
     """
+    from jwt import exceptions
+
     allowed = check_algorithms(algorithms)
     if not isinstance(token, str):
         raise MalformedSignatureError("a compact JWS is a string")
     header = parse_protected(token.split(".")[0])
-    check_alg(header["alg"], allowed)
-    return header, verify_jws(token, header["alg"], resolve_key(keys, header))
+    alg = header["alg"]
+    check_alg(alg, allowed)
+    key = resolve_key(keys, header)
+    try:
+        return header, bytes(jws().decode_complete(token, key, algorithms=[alg])["payload"])
+    except exceptions.InvalidSignatureError:
+        raise InvalidSignatureError("the signature does not verify") from None
+    except (exceptions.InvalidAlgorithmError, exceptions.InvalidKeyError) as exc:
+        raise UnsupportedAlgorithmError(f"the key cannot verify {alg}: {exc}") from None
+    except exceptions.PyJWTError:
+        raise MalformedSignatureError("not a compact JWS in base64url") from None
 
 
 @lru_cache(maxsize=256)
@@ -297,9 +278,14 @@ def _candidates(source: Any, kid: str | None, jku: str | None) -> list[Any]:
 
 
 def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
-    """The public key in ``source`` that should verify a JWS with ``header``.
+    """The public key in ``source`` (a :data:`KeySource`) that should verify a JWS with ``header``.
 
-    A JWK or SigningKey matches on ``kid``; a bare key object on its type.
+    A source is a public key object, a SigningKey (its public half), a JWK, a
+    JWKS, a sequence of those, or a callable ``(kid, jku) -> one of those or
+    None`` (a cache that fetches a JWKS lives outside the core, which does no
+    I/O). A JWK or SigningKey matches on ``kid``; a bare key object whatever
+    ``kid`` the header names (the caller pinned it). A header without ``kid``
+    matches only when exactly one trusted key fits the algorithm.
 
     :raises UnknownKeyError: no trusted key matches.
     :raises UnsupportedAlgorithmError: the only key named by ``kid`` cannot do ``alg``.

@@ -1,12 +1,9 @@
 """Fetching a JWKS over HTTP, for verifiers that trust a key URL.
 
-The schedule (cache for ``ttl`` or the response's shorter ``Cache-Control``
-``max-age``, refetch on an unknown ``kid`` at most every ``min_refresh``
-seconds, keep old keys when a fetch fails) is
-:class:`a2a_core.signing.JWKSCache`; this adds the request: ``requests`` with
-a timeout, no redirects, no environment proxies, a size cap. Only the URL
-given here is ever fetched: a ``jku`` named by a token or card is ignored,
-or anyone could point us at keys of their own.
+When to fetch is :class:`a2a_core.signing.JWKSCache`'s schedule; this adds the
+request: ``requests`` with a timeout, no redirects, no environment proxies, a
+size cap. Only the URL given here is ever fetched: a ``jku`` named by a token
+or card is ignored, or anyone could point us at keys of their own.
 """
 
 from __future__ import annotations

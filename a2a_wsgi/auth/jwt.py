@@ -186,8 +186,7 @@ class JWTBearerAuthenticator(BearerAuthenticator):
 
     def admit(self, claims: Mapping[str, Any]) -> Principal:
         """Scopes, the application's check, then the Principal (shared with introspection)."""
-        missing = set(self.scopes) - granted_scopes(claims)
-        if missing:
+        if not set(self.scopes) <= granted_scopes(claims):
             raise self.denied("the token lacks a required scope")
         if self._authorize is not None and not self._authorize(claims):
             raise self.denied("not allowed", "access_denied")
