@@ -5,12 +5,10 @@ unprotected ``header`` object, the same in 0.3 and 1.0. ``protected`` is the
 base64url of a JSON header with ``alg``, ``kid``, ``typ: "JOSE"`` and, when
 the key says where its JWKS lives, ``jku``; ``signature`` is the base64url
 signature over ``protected || "." || base64url(payload)``, and the payload,
-which is not sent, is the RFC 8785 form of :func:`signed_content` of the card.
-
-Signing takes the card as served (the wire dict), not the model: the dual
-card and the 1.0-only card are different documents. Both are read the way a
-1.0 reader reads them (:mod:`._card_view`), so a signature made over either
-verifies over the other and with the official SDKs.
+which is not sent, is the RFC 8785 form of :func:`signed_content` of the card
+as served (the wire dict, read the way a 1.0 reader reads it: see
+:mod:`._card_view`), so a signature over the dual card verifies over the
+1.0-only card and with the official SDKs.
 
 The 0.3 members of a dual card (``url``, ``preferredTransport``,
 ``additionalInterfaces``, ``security``, the ``type``/``in`` spellings of a
@@ -26,12 +24,6 @@ not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
 # is in the key source given to verify_card; revoking one is removing it from
 # the JWKS (or the list). Only the protected header is read: an unprotected
 # ``header`` can be changed by anyone, so its alg/kid/jku are never used.
-#
-# Two canonical forms are accepted on verification: the SDKs' (empty values
-# dropped, what sign_card produces) and the spec text's (REQUIRED members kept
-# even when empty). Both are functions of the same card, so accepting either
-# lets no other content through; it only spares a card signed by a
-# spec-literal implementation from being rejected here.
 
 from __future__ import annotations
 
@@ -175,7 +167,11 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
 
 
 def _payloads(card: Mapping[str, Any]) -> list[str]:
-    """The card's canonical forms (base64url): the SDKs', then, when it differs, the spec text's."""
+    """The card's canonical forms (base64url): the SDKs', then, when it differs, the spec text's.
+
+    Both are functions of the same card, so accepting either lets no other content
+    through; it spares a card signed by a spec-literal implementation.
+    """
     from jwt.utils import base64url_encode
 
     try:

@@ -240,10 +240,10 @@ def _verifying_key(candidate: Any, alg: str) -> Any:
     """The public key of a trusted JWK, SigningKey or key object, if it may verify ``alg``.
 
     :raises UnsupportedAlgorithmError: it is for another algorithm (PyJWT tells a JWK's
-        from its ``alg`` or ``kty``/``crv``), or a JWK not for signatures (``use``/``key_ops``).
-    :raises MalformedSignatureError: a JWK that is no key.
+        from its ``alg`` or ``kty``/``crv``), a JWK PyJWT cannot read (another key type,
+        bad numbers), or one not for signatures (``use``/``key_ops``).
     """
-    from jwt import PyJWKError
+    from jwt import PyJWTError
 
     if isinstance(candidate, Mapping):
         ops = candidate.get("key_ops", ["verify"])
@@ -251,8 +251,8 @@ def _verifying_key(candidate: Any, alg: str) -> Any:
             raise UnsupportedAlgorithmError("the JWK is not for signatures (use, key_ops)")
         try:
             jwk = _read_jwk(json.dumps(dict(candidate), sort_keys=True))
-        except (PyJWKError, ValueError, TypeError) as exc:  # not on the curve, bad numbers
-            raise MalformedSignatureError(f"the JWK is not a valid key for {alg}") from exc
+        except (PyJWTError, ValueError, TypeError):
+            raise UnsupportedAlgorithmError(f"the JWK is not a {alg} key PyJWT can read") from None
         key, fits = jwk.key, jwk.algorithm_name
     else:
         key = candidate.public_key() if hasattr(candidate, "public_key") else candidate
@@ -333,9 +333,7 @@ class JWKSCache:
         self.ttl = ttl
         self.min_refresh = min_refresh
         self._keys: list[Mapping[str, Any]] = []
-        self._fetched_at: float | None = None
-        self._attempted_at: float | None = None
-        self._fresh_for = ttl
+        self._attempted_at = self._expires_at = float("-inf")
 
     def __repr__(self) -> str:
         return f"JWKSCache(kids={self.kids()!r})"
@@ -345,11 +343,9 @@ class JWKSCache:
 
     def wants_fetch(self, kid: str | None, now: float) -> bool:
         """Whether to fetch before looking ``kid`` up at ``now`` (seconds, any monotonic clock)."""
-        if self._attempted_at is not None and now - self._attempted_at < self.min_refresh:
+        if now - self._attempted_at < self.min_refresh:
             return False  # fetched (or failed) a moment ago: do not hammer the key server
-        if self._fetched_at is None or now - self._fetched_at >= self._fresh_for:
-            return True
-        return kid is not None and kid not in self.kids()
+        return now >= self._expires_at or (kid is not None and kid not in self.kids())
 
     def receive(self, document: Any, now: float, *, cache_control: str | None = None) -> None:
         """Take a fetched JWKS document and its response's ``Cache-Control`` header.
@@ -361,11 +357,10 @@ class JWKSCache:
         if not isinstance(keys, list) or not all(isinstance(k, Mapping) for k in keys):
             raise ValueError("a JWKS is a JSON object with a list of keys")
         self._keys = [dict(k) for k in keys]
-        self._fetched_at = now
         directives = _cache_control(cache_control or "")  # the card cache's parser
         max_age = 0 if {"no-store", "no-cache"} & set(directives) else _max_age(directives)
-        self._fresh_for = self.ttl if max_age is None else \
-            min(self.ttl, max(self.min_refresh, max_age))
+        fresh_for = self.ttl if max_age is None else min(self.ttl, max(self.min_refresh, max_age))
+        self._expires_at = now + fresh_for
 
     def failed(self, now: float) -> None:
         """Record a failed fetch: no new attempt before ``min_refresh``; old keys kept."""
