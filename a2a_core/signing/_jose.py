@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from jwt import PyJWK, PyJWS
 
 __all__ = [
-    "ALGORITHMS", "JWKSCache", "KeySource", "SigningKey", "check_alg", "check_algorithms", "jwks",
+    "ALGORITHMS", "JWKSCache", "KeySource", "SigningKey", "check_algorithms", "jwks",
     "parse_protected", "public_jwk", "resolve_key", "sign_compact", "verify_compact",
 ]
 
@@ -80,14 +80,6 @@ def check_algorithms(algorithms: Sequence[str]) -> tuple[str, ...]:
     if isinstance(algorithms, str) or not chosen or not set(chosen) <= set(ALGORITHMS):
         raise ValueError(f"algorithms must be a non-empty list taken from {ALGORITHMS}")
     return chosen
-
-
-def check_alg(alg: str, algorithms: Sequence[str]) -> None:
-    """Refuse ``none`` and anything off the allow-list (UnsupportedAlgorithmError)."""
-    if alg.lower() == "none":
-        raise UnsupportedAlgorithmError("unsigned JWS (alg: none) refused")
-    if alg not in algorithms:
-        raise UnsupportedAlgorithmError(f"algorithm {alg!r} is not allowed")
 
 
 def alg_of(key: Any) -> str:
@@ -182,8 +174,12 @@ def jwks(keys: Sequence[SigningKey | Any]) -> dict[str, Any]:
                      for key in keys]}
 
 
-def parse_protected(protected: str) -> dict[str, Any]:
-    """The protected header: a JSON object with a string ``alg``; ``crit`` is refused."""
+def parse_protected(protected: str, algorithms: Sequence[str] | None = None) -> dict[str, Any]:
+    """The protected header: a JSON object with a string ``alg``; ``crit`` is refused.
+
+    :raises UnsupportedAlgorithmError: also when ``alg`` is not on ``algorithms`` (if given)
+        or is ``none`` in any case.
+    """
     jws()  # RuntimeError naming the extra when PyJWT is missing
     from jwt.utils import base64url_decode
 
@@ -200,6 +196,10 @@ def parse_protected(protected: str) -> dict[str, Any]:
             raise MalformedSignatureError(f"the protected header's {name} is not a string")
     if "crit" in header:  # RFC 7515 §4.1.11: extensions we do not understand must fail
         raise UnsupportedAlgorithmError("the protected header names critical extensions")
+    if algorithms is not None and header["alg"].lower() == "none":
+        raise UnsupportedAlgorithmError("unsigned JWS (alg: none) refused")
+    if algorithms is not None and header["alg"] not in algorithms:
+        raise UnsupportedAlgorithmError(f"algorithm {header['alg']!r} is not allowed")
     return header
 
 
@@ -214,9 +214,8 @@ def verify_compact(token: str, keys: KeySource, algorithms: Sequence[str] = ALGO
     allowed = check_algorithms(algorithms)
     if not isinstance(token, str):
         raise MalformedSignatureError("a compact JWS is a string")
-    header = parse_protected(token.split(".")[0])
+    header = parse_protected(token.split(".")[0], allowed)
     alg = header["alg"]
-    check_alg(alg, allowed)
     key = resolve_key(keys, header)
     try:
         return header, bytes(jws().decode_complete(token, key, algorithms=[alg])["payload"])

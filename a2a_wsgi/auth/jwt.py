@@ -34,6 +34,12 @@ from .jwks import JWKSFetcher
 __all__ = ["JWTBearerAuthenticator", "JWTVerifier", "check_claims", "granted_scopes", "names"]
 
 _TOKEN_TYPES = {"jwt", "at+jwt", "application/jwt", "application/at+jwt"}
+_REASONS = {
+    "MalformedSignatureError": "malformed token",
+    "UnsupportedAlgorithmError": "token algorithm not accepted",
+    "UnknownKeyError": "token signed by an unknown key",
+    "InvalidSignatureError": "token signature invalid",
+}
 
 
 def granted_scopes(claims: Mapping[str, Any]) -> set[str]:
@@ -83,10 +89,9 @@ class JWTVerifier:
         """
         try:
             header, payload = verify_compact(token, self.keys, self.algorithms)
-        except SignatureError as exc:
-            raise ValueError(_signature_reason(exc)) from None
-        typ = header.get("typ")
-        if isinstance(typ, str) and typ.lower() not in _TOKEN_TYPES:
+        except SignatureError as exc:  # the class says it all; the reason is client-safe
+            raise ValueError(_REASONS.get(type(exc).__name__, "token not accepted")) from None
+        if header.get("typ", "jwt").lower() not in _TOKEN_TYPES:  # a string when present
             raise ValueError("not a JWT (typ)")
         try:
             claims = json.loads(payload)
@@ -115,7 +120,9 @@ def check_claims(claims: Mapping[str, Any], *, issuers: tuple[str, ...] | None,
         raise ValueError("the token was issued in the future")
     if issuers is not None and claims.get("iss") not in issuers:
         raise ValueError("the token is from another issuer")
-    if audiences is not None and not _names_audience(claims.get("aud"), audiences):
+    aud = claims.get("aud")
+    named = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
+    if audiences is not None and not any(a in audiences for a in named if isinstance(a, str)):
         raise ValueError("the token is for another audience")
 
 
@@ -128,11 +135,6 @@ def names(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
     return names
 
 
-def _names_audience(aud: Any, audiences: tuple[str, ...]) -> bool:
-    given = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
-    return any(a in audiences for a in given if isinstance(a, str))
-
-
 def _number(claims: Mapping[str, Any], name: str) -> float | None:
     value = claims.get(name)
     if value is None:
@@ -140,16 +142,6 @@ def _number(claims: Mapping[str, Any], name: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"the token's {name} claim is not a number")
     return float(value)
-
-
-def _signature_reason(exc: SignatureError) -> str:
-    """A client-safe reason for a signature failure (the class says it all)."""
-    return {
-        "MalformedSignatureError": "malformed token",
-        "UnsupportedAlgorithmError": "token algorithm not accepted",
-        "UnknownKeyError": "token signed by an unknown key",
-        "InvalidSignatureError": "token signature invalid",
-    }.get(type(exc).__name__, "token not accepted")
 
 
 class JWTBearerAuthenticator(BearerAuthenticator):
