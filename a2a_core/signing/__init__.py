@@ -10,10 +10,8 @@
 * :class:`CardSigner`: a server's keys, signing each card it serves (``jku`` at
   :data:`JWKS_PATH` below the card's base URL).
 
-The JOSE work is PyJWT's, canonical JSON ``rfc8785``'s (both, with
-``cryptography``, are the ``signing`` extra, imported on first use); what is
-here is the A2A part: what a card signature covers, its header, where the key
-set is served. Nothing here does I/O or reads a clock.
+The JOSE work is PyJWT's and canonical JSON ``rfc8785``'s (the ``signing``
+extra); what is here is the A2A part. Nothing here does I/O or reads a clock.
 """
 
 from __future__ import annotations

@@ -316,14 +316,12 @@ def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
 class JWKSCache:
     """The keys of one JWKS document and the fetch schedule for it (not thread-safe).
 
-    A verifier that trusts a JWKS URL fetches it again when it is older than
-    ``ttl`` and, when a JWS names a ``kid`` it does not hold (the signer rotated
-    its keys), at most once every ``min_refresh`` seconds: forged kids must not
-    turn the verifier into a flood against the key server. A failed fetch counts
-    as an attempt too, and keeps the keys held. A response's ``Cache-Control``
-    (``max-age``, ``no-cache``, ``no-store``) shortens ``ttl``, never below
-    ``min_refresh``; it cannot lengthen it, so a rotation is noticed within
-    ``ttl``. The caller does the HTTP and passes the time in.
+    The document is fetched again once older than ``ttl`` (or a shorter
+    ``Cache-Control`` ``max-age``, never below ``min_refresh``; ``no-cache`` and
+    ``no-store`` count as 0) and, for a ``kid`` it lacks (a rotation), at most
+    every ``min_refresh`` seconds, failed attempts included, so forged kids cannot
+    make the verifier flood the key server. A failed fetch keeps the keys held.
+    The caller does the HTTP and passes the time in.
     """
 
     def __init__(self, *, ttl: float = 300.0, min_refresh: float = 30.0) -> None:

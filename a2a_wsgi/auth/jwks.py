@@ -22,7 +22,6 @@ from a2a_core.signing import JWKSCache
 __all__ = ["JWKSFetcher"]
 
 log = logging.getLogger("a2a_wsgi.auth")
-_MAX_JWKS_BYTES = 1_000_000
 
 
 class JWKSFetcher:
@@ -32,7 +31,7 @@ class JWKSFetcher:
                  ttl: float = 300.0, min_refresh: float = 30.0,
                  session: requests.Session | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 max_bytes: int = _MAX_JWKS_BYTES) -> None:
+                 max_bytes: int = 1_000_000) -> None:
         self.url = url
         self.timeout = timeout
         self.max_bytes = max_bytes
