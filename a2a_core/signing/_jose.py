@@ -250,7 +250,7 @@ def _verifying_key(candidate: Any, alg: str) -> Any:
             raise UnsupportedAlgorithmError("the JWK is not for signatures (use, key_ops)")
         try:
             jwk = _read_jwk(json.dumps(dict(candidate), sort_keys=True))
-        except (PyJWTError, ValueError, TypeError):
+        except (PyJWTError, LookupError, NotImplementedError, TypeError, ValueError):
             raise UnsupportedAlgorithmError(f"the JWK is not a {alg} key PyJWT can read") from None
         key, fits = jwk.key, jwk.algorithm_name
     else:
