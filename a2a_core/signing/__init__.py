@@ -6,22 +6,23 @@
 * :class:`SigningKey`, :func:`jwks`, :func:`public_jwk`: keys and the JWKS to publish.
 * :func:`sign_compact` / :func:`verify_compact`: compact JWS (JWTs) with the same
   algorithm allow-list (ES256, EdDSA, RS256; never ``none``) and key choice by ``kid``.
-* :class:`JWKSCache`, :func:`cache_max_age`: when a verifier should fetch a JWKS again.
+* :class:`JWKSCache`: when a verifier should fetch a JWKS again.
 * :class:`CardSigner`: a server's keys, signing each card it serves (``jku`` at
   :data:`JWKS_PATH` below the card's base URL).
 
-The JOSE work is PyJWT's, canonical JSON ``rfc8785``'s (both, with
-``cryptography``, are the ``signing`` extra, imported on first use); what is
-here is the A2A part: what a card signature covers, its header, where the key
-set is served. Nothing here does I/O or reads a clock.
+The JOSE work is PyJWT's and canonical JSON ``rfc8785``'s (the ``signing``
+extra); what is here is the A2A part. Nothing here does I/O or reads a clock.
 """
 
 from __future__ import annotations
 
+from ._card import JWKS_PATH as JWKS_PATH
+from ._card import CardSigner as CardSigner
 from ._card import VerifiedSignature as VerifiedSignature
 from ._card import add_signature as add_signature
 from ._card import canonical_card as canonical_card
 from ._card import canonicalize as canonicalize
+from ._card import jwks_url as jwks_url
 from ._card import sign_card as sign_card
 from ._card import signed_content as signed_content
 from ._card import verify_card as verify_card
@@ -36,6 +37,7 @@ from ._errors import UnknownKeyError as UnknownKeyError
 from ._errors import UnsignedContentError as UnsignedContentError
 from ._errors import UnsupportedAlgorithmError as UnsupportedAlgorithmError
 from ._jose import ALGORITHMS as ALGORITHMS
+from ._jose import JWKSCache as JWKSCache
 from ._jose import KeySource as KeySource
 from ._jose import SigningKey as SigningKey
 from ._jose import check_algorithms as check_algorithms
@@ -44,15 +46,10 @@ from ._jose import parse_protected as parse_protected
 from ._jose import public_jwk as public_jwk
 from ._jose import sign_compact as sign_compact
 from ._jose import verify_compact as verify_compact
-from ._keyset import JWKSCache as JWKSCache
-from ._keyset import cache_max_age as cache_max_age
-from ._served import JWKS_PATH as JWKS_PATH
-from ._served import CardSigner as CardSigner
-from ._served import jwks_url as jwks_url
 
 __all__ = [
     "ALGORITHMS", "CardSigner", "JWKS_PATH", "MAX_DEPTH", "CanonicalizationError",
-    "InvalidSignatureError", "JWKSCache", "cache_max_age", "KeySource", "MalformedCardError",
+    "InvalidSignatureError", "JWKSCache", "KeySource", "MalformedCardError",
     "MalformedSignatureError", "MissingSignatureError", "SignatureError", "SigningKey",
     "UnknownKeyError", "UnsignedContentError", "UnsupportedAlgorithmError", "VerifiedSignature",
     "add_signature", "canonical_card", "canonicalize", "check_algorithms", "jwks", "jwks_url",

@@ -5,12 +5,10 @@ unprotected ``header`` object, the same in 0.3 and 1.0. ``protected`` is the
 base64url of a JSON header with ``alg``, ``kid``, ``typ: "JOSE"`` and, when
 the key says where its JWKS lives, ``jku``; ``signature`` is the base64url
 signature over ``protected || "." || base64url(payload)``, and the payload,
-which is not sent, is the RFC 8785 form of :func:`signed_content` of the card.
-
-Signing takes the card as served (the wire dict), not the model: the dual
-card and the 1.0-only card are different documents. Both are read the way a
-1.0 reader reads them (:mod:`._card_view`), so a signature made over either
-verifies over the other and with the official SDKs.
+which is not sent, is the RFC 8785 form of :func:`signed_content` of the card
+as served (the wire dict, read the way a 1.0 reader reads it: see
+:mod:`._card_view`), so a signature over the dual card verifies over the
+1.0-only card and with the official SDKs.
 
 The 0.3 members of a dual card (``url``, ``preferredTransport``,
 ``additionalInterfaces``, ``security``, the ``type``/``in`` spellings of a
@@ -26,12 +24,6 @@ not (an attacker who rewrites ``url`` would otherwise keep a valid signature);
 # is in the key source given to verify_card; revoking one is removing it from
 # the JWKS (or the list). Only the protected header is read: an unprotected
 # ``header`` can be changed by anyone, so its alg/kid/jku are never used.
-#
-# Two canonical forms are accepted on verification: the SDKs' (empty values
-# dropped, what sign_card produces) and the spec text's (REQUIRED members kept
-# even when empty). Both are functions of the same card, so accepting either
-# lets no other content through; it only spares a card signed by a
-# spec-literal implementation from being rejected here.
 
 from __future__ import annotations
 
@@ -58,28 +50,18 @@ from ._jose import (
     ALGORITHMS,
     KeySource,
     SigningKey,
-    check_alg,
     check_algorithms,
+    jwks,
     parse_protected,
-    resolve_key,
     sign_compact,
-    verify_jws,
+    verify_compact,
 )
 
 __all__ = [
-    "VerifiedSignature",
-    "add_signature",
-    "canonical_card",
-    "canonicalize",
-    "check_unsigned_members",
-    "sign_card",
-    "signed_content",
+    "CardSigner", "JWKS_PATH", "VerifiedSignature", "add_signature", "canonical_card",
+    "canonicalize", "check_unsigned_members", "jwks_url", "sign_card", "signed_content",
     "verify_card",
 ]
-
-#: The ``typ`` A2A asks for in the protected header.
-JOSE_TYPE = "JOSE"
-
 
 def canonicalize(value: Any) -> bytes:
     """The RFC 8785 (JCS) bytes of a JSON value, by the ``rfc8785`` package.
@@ -120,9 +102,8 @@ def sign_card(card: Mapping[str, Any], key: SigningKey, *,
         check_unsigned_members(card)
     except SignatureError as exc:
         raise ValueError(f"refusing to sign: {exc}") from None
-    protected, _, signature_b64 = sign_compact(canonical_card(card), key,
-                                               {"typ": JOSE_TYPE}).split(".")
-    signature: dict[str, Any] = {"protected": protected, "signature": signature_b64}
+    protected, _, signed = sign_compact(canonical_card(card), key, {"typ": "JOSE"}).split(".")
+    signature: dict[str, Any] = {"protected": protected, "signature": signed}
     if header:
         signature["header"] = dict(header)
     return signature
@@ -138,19 +119,12 @@ def add_signature(card: Mapping[str, Any], key: SigningKey, *,
 
 @dataclass(frozen=True, slots=True)
 class VerifiedSignature:
-    """The signature that verified: its position, its protected header and its key id."""
+    """The signature that verified: its position, its protected header, its key id and alg."""
 
     index: int
     header: Mapping[str, Any]
-
-    @property
-    def kid(self) -> str | None:
-        kid = self.header.get("kid")
-        return kid if isinstance(kid, str) else None
-
-    @property
-    def alg(self) -> str:
-        return str(self.header["alg"])
+    kid: str | None
+    alg: str
 
 
 def verify_card(card: Mapping[str, Any], keys: KeySource, *,
@@ -184,7 +158,7 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
             continue
         if check_unsigned:
             check_unsigned_members(card)
-        return VerifiedSignature(index, header)
+        return VerifiedSignature(index, header, header.get("kid"), header["alg"])
     if len(failures) == 1:
         raise failures[0]
     raise InvalidSignatureError(f"none of the {len(failures)} signatures verified",
@@ -192,7 +166,11 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
 
 
 def _payloads(card: Mapping[str, Any]) -> list[str]:
-    """The card's canonical forms (base64url): the SDKs', then, when it differs, the spec text's."""
+    """The card's canonical forms (base64url): the SDKs', then, when it differs, the spec text's.
+
+    Both are functions of the same card, so accepting either lets no other content
+    through; it spares a card signed by a spec-literal implementation.
+    """
     from jwt.utils import base64url_encode
 
     try:
@@ -211,16 +189,12 @@ def _verify_one(entry: Any, payloads: Callable[[], list[str]], keys: KeySource,
     protected, signature = entry.get("protected"), entry.get("signature")
     if not isinstance(protected, str) or not isinstance(signature, str):
         raise MalformedSignatureError("a signature needs string protected and signature members")
-    header = parse_protected(protected)
-    check_alg(header["alg"], allowed)
-    public_key = resolve_key(keys, header)
+    parse_protected(protected, allowed)  # refused before the card is read
     *others, last = payloads()
     for payload in others:
         with contextlib.suppress(InvalidSignatureError):
-            verify_jws(f"{protected}.{payload}.{signature}", header["alg"], public_key)
-            return header
-    verify_jws(f"{protected}.{last}.{signature}", header["alg"], public_key)
-    return header
+            return verify_compact(f"{protected}.{payload}.{signature}", keys, allowed)[0]
+    return verify_compact(f"{protected}.{last}.{signature}", keys, allowed)[0]
 
 
 # -- members no signature covers ---------------------------------------------------------
@@ -285,3 +259,59 @@ def _unsigned(member: str) -> UnsignedContentError:
     return UnsignedContentError(
         f"the 0.3 member {member} is not covered by the signature and disagrees "
         "with the signed 1.0 members")
+
+
+# -- the cards a server serves -----------------------------------------------------------
+
+#: Where the public keys are served, below the app's mount point.
+JWKS_PATH = "/.well-known/jwks.json"
+
+
+def jwks_url(base_url: str) -> str:
+    """The JWKS address of the app whose public URL is ``base_url``."""
+    return base_url.rstrip("/") + JWKS_PATH
+
+
+class CardSigner:
+    """Signs served card documents with each of ``keys``; :meth:`jwks` publishes them.
+
+    Each document (the dual card, the strict 1.0 card, the extended card) is
+    signed over its own content with every key: during a rotation a card carries
+    one signature per key, and a client that trusts either key verifies it. Each
+    signature's ``jku`` is the JWKS at :data:`JWKS_PATH` below the base URL the
+    card is served for (so each tenant's clients get their own address); a key
+    given its own ``jku`` keeps it when the card has no base URL.
+    """
+
+    def __init__(self, keys: Sequence[SigningKey]) -> None:
+        keys = tuple(keys)
+        if not keys:
+            raise ValueError("card signing needs at least one SigningKey")
+        if not all(isinstance(key, SigningKey) for key in keys):
+            raise TypeError("card signing keys must be a2a_core.signing.SigningKey objects")
+        kids = [key.kid for key in keys]
+        if len(set(kids)) != len(kids):
+            raise ValueError(f"card signing key ids must be unique: {kids}")
+        self.keys = keys
+
+    def __repr__(self) -> str:
+        return f"CardSigner(kids={list(self.kids)!r})"
+
+    @property
+    def kids(self) -> tuple[str, ...]:
+        return tuple(key.kid for key in self.keys)
+
+    def sign(self, document: Mapping[str, Any], base_url: str | None) -> dict[str, Any]:
+        """``document`` with one signature per key appended to its ``signatures``.
+
+        :raises ValueError: the document is not a card a verifier would accept.
+        """
+        signed = dict(document)
+        for key in self.keys:
+            published = dataclasses.replace(key, jku=jwks_url(base_url)) if base_url else key
+            signed = add_signature(signed, published)
+        return signed
+
+    def jwks(self) -> dict[str, Any]:
+        """The JWKS of every key (serve it at :data:`JWKS_PATH`)."""
+        return jwks(list(self.keys))

@@ -27,14 +27,8 @@ from collections.abc import Sequence
 from ..errors import A2AError
 
 __all__ = [
-    "SignatureError",
-    "MalformedSignatureError",
-    "UnsupportedAlgorithmError",
-    "UnknownKeyError",
-    "InvalidSignatureError",
-    "UnsignedContentError",
-    "MalformedCardError",
-    "MissingSignatureError",
+    "SignatureError", "MalformedSignatureError", "UnsupportedAlgorithmError", "UnknownKeyError",
+    "InvalidSignatureError", "UnsignedContentError", "MalformedCardError", "MissingSignatureError",
     "CanonicalizationError",
 ]
 

@@ -1,31 +1,23 @@
 """JWS (RFC 7515) for A2A over PyJWT: keys, the key sources a verifier trusts, the allow-list.
 
-PyJWT does the JOSE work (base64url, JWK parsing, ES256/EdDSA/RS256 over
-``cryptography``, compact serialisation). What stays here is the policy A2A
-needs: three algorithms and nothing else (``alg: none`` and HMAC are refused
-whatever an allow-list says, so a public key never doubles as an HMAC
-secret), the key type must fit the algorithm, RSA keys have 2048 bits or
-more, and a verifier picks its key from what it trusts by ``kid``. PyJWT and
-``cryptography`` are the optional extra ``signing``, imported on first use.
+PyJWT does the JOSE work (base64url, JWK parsing and which algorithm a JWK is
+for, ES256/EdDSA/RS256 over ``cryptography``). What stays here is A2A's policy:
+three algorithms and nothing else (``alg: none`` and HMAC are refused whatever
+an allow-list says, so a public key never doubles as an HMAC secret), RSA keys
+of 2048 bits or more, the key picked by ``kid`` from what the verifier trusts,
+and when to fetch a trusted JWKS again. PyJWT and ``cryptography`` are the
+``signing`` extra, imported on first use.
 """
-
-# Key sources. A verifier is given what it trusts, in any of these forms:
-# a public key object, a SigningKey (its public half), a JWK, a JWKS
-# ({"keys": [...]}), a sequence of any of those, or a callable
-# ``(kid, jku) -> one of those or None`` that looks keys up (a cache that
-# fetches a JWKS lives outside the core, which does no I/O). A key given
-# bare is tried whatever ``kid`` the header names: the caller pinned it.
-# A JWK is matched on ``kid``; a header without ``kid`` matches only when
-# exactly one trusted key fits the algorithm.
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..caching import _cache_control, _max_age
 from ._errors import (
     InvalidSignatureError,
     MalformedSignatureError,
@@ -34,19 +26,18 @@ from ._errors import (
 )
 
 if TYPE_CHECKING:
-    from jwt import PyJWS
+    from jwt import PyJWK, PyJWS
 
 __all__ = [
-    "ALGORITHMS", "KeySource", "SigningKey", "check_alg", "check_algorithms", "jwks",
-    "parse_protected", "public_jwk", "resolve_key", "sign_compact", "verify_compact", "verify_jws",
+    "ALGORITHMS", "JWKSCache", "KeySource", "SigningKey", "check_algorithms", "jwks",
+    "parse_protected", "public_jwk", "resolve_key", "sign_compact", "verify_compact",
 ]
 
 #: Every algorithm we accept, in order of preference.
 ALGORITHMS: tuple[str, ...] = ("ES256", "EdDSA", "RS256")
-#: What a verifier trusts (a key, a JWK, a JWKS, a list, or a ``(kid, jku)`` lookup);
-#: see the comments at the top. Typed loosely: key objects come from ``cryptography``.
+#: What a verifier trusts (a key, a JWK, a JWKS, a list, or a ``(kid, jku)`` lookup;
+#: see :func:`resolve_key`). Typed loosely: key objects come from ``cryptography``.
 KeySource = Any
-_KEY_TYPES = {"ES256": ("EC", "P-256"), "EdDSA": ("OKP", "Ed25519"), "RS256": ("RSA", None)}
 _MISSING_EXTRA = "JWS signatures need PyJWT and cryptography: pip install 'a2a-wsgi[signing]'"
 
 
@@ -86,20 +77,9 @@ def check_algorithms(algorithms: Sequence[str]) -> tuple[str, ...]:
     :raises ValueError: an empty list, ``none``, or an algorithm we do not implement.
     """
     chosen = tuple(algorithms)
-    if isinstance(algorithms, str) or not chosen:
-        raise ValueError("algorithms must be a non-empty list such as ['ES256', 'EdDSA']")
-    for name in chosen:
-        if name not in ALGORITHMS:
-            raise ValueError(f"unsupported JWS algorithm {name!r}; choose from {ALGORITHMS}")
+    if isinstance(algorithms, str) or not chosen or not set(chosen) <= set(ALGORITHMS):
+        raise ValueError(f"algorithms must be a non-empty list taken from {ALGORITHMS}")
     return chosen
-
-
-def check_alg(alg: str, algorithms: Sequence[str]) -> None:
-    """Refuse ``none`` and anything off the allow-list (UnsupportedAlgorithmError)."""
-    if alg.lower() == "none":
-        raise UnsupportedAlgorithmError("unsigned JWS (alg: none) refused")
-    if alg not in algorithms:
-        raise UnsupportedAlgorithmError(f"algorithm {alg!r} is not allowed")
 
 
 def alg_of(key: Any) -> str:
@@ -149,14 +129,13 @@ class SigningKey:
         """A fresh key (RS256: 3072 bits). Keep it somewhere all signing processes share."""
         from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-        if alg == "EdDSA":
-            return cls(kid, ed25519.Ed25519PrivateKey.generate(), alg, jku)
-        if alg == "ES256":
-            return cls(kid, ec.generate_private_key(ec.SECP256R1()), alg, jku)
-        if alg == "RS256":
-            return cls(kid, rsa.generate_private_key(public_exponent=65537, key_size=3072),
-                       alg, jku)
-        raise ValueError(f"unsupported JWS algorithm {alg!r}; choose from {ALGORITHMS}")
+        generators: dict[str, Callable[[], Any]] = {
+            "EdDSA": ed25519.Ed25519PrivateKey.generate,
+            "ES256": lambda: ec.generate_private_key(ec.SECP256R1()),
+            "RS256": lambda: rsa.generate_private_key(public_exponent=65537, key_size=3072)}
+        if alg not in generators:
+            raise ValueError(f"unsupported JWS algorithm {alg!r}; choose from {ALGORITHMS}")
+        return cls(kid, generators[alg](), alg, jku)
 
     @classmethod
     def from_pem(cls, kid: str, pem: bytes, *, password: bytes | None = None,
@@ -195,8 +174,12 @@ def jwks(keys: Sequence[SigningKey | Any]) -> dict[str, Any]:
                      for key in keys]}
 
 
-def parse_protected(protected: str) -> dict[str, Any]:
-    """The protected header: a JSON object with a string ``alg``; ``crit`` is refused."""
+def parse_protected(protected: str, algorithms: Sequence[str] | None = None) -> dict[str, Any]:
+    """The protected header: a JSON object with a string ``alg``; ``crit`` is refused.
+
+    :raises UnsupportedAlgorithmError: also when ``alg`` is not on ``algorithms`` (if given)
+        or is ``none`` in any case.
+    """
     jws()  # RuntimeError naming the extra when PyJWT is missing
     from jwt.utils import base64url_decode
 
@@ -204,10 +187,8 @@ def parse_protected(protected: str) -> dict[str, Any]:
         header = json.loads(base64url_decode(protected))
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise MalformedSignatureError("the protected header is not JSON") from exc
-    if not isinstance(header, dict):
-        raise MalformedSignatureError("the protected header is not a JSON object")
-    if not isinstance(header.get("alg"), str):
-        raise MalformedSignatureError("the protected header has no alg")
+    if not isinstance(header, dict) or not isinstance(header.get("alg"), str):
+        raise MalformedSignatureError("the protected header is not a JSON object with an alg")
     for name in ("kid", "jku", "typ"):
         if header.get(name, "") is None:
             del header[name]  # the SDK's signer writes "jku": null when there is none
@@ -215,24 +196,11 @@ def parse_protected(protected: str) -> dict[str, Any]:
             raise MalformedSignatureError(f"the protected header's {name} is not a string")
     if "crit" in header:  # RFC 7515 §4.1.11: extensions we do not understand must fail
         raise UnsupportedAlgorithmError("the protected header names critical extensions")
+    if algorithms is not None and header["alg"].lower() == "none":
+        raise UnsupportedAlgorithmError("unsigned JWS (alg: none) refused")
+    if algorithms is not None and header["alg"] not in algorithms:
+        raise UnsupportedAlgorithmError(f"algorithm {header['alg']!r} is not allowed")
     return header
-
-
-def verify_jws(token: str, alg: str, public_key: Any) -> bytes:
-    """Check a compact JWS with ``public_key`` (resolved from its header); return its payload.
-
-    :raises InvalidSignatureError: it does not verify.
-    """
-    from jwt import exceptions
-
-    try:
-        return bytes(jws().decode_complete(token, public_key, algorithms=[alg])["payload"])
-    except exceptions.InvalidSignatureError:
-        raise InvalidSignatureError("the signature does not verify") from None
-    except (exceptions.InvalidAlgorithmError, exceptions.InvalidKeyError) as exc:
-        raise UnsupportedAlgorithmError(f"the key cannot verify {alg}: {exc}") from None
-    except exceptions.PyJWTError:
-        raise MalformedSignatureError("not base64url") from None
 
 
 def verify_compact(token: str, keys: KeySource, algorithms: Sequence[str] = ALGORITHMS
@@ -241,55 +209,59 @@ def verify_compact(token: str, keys: KeySource, algorithms: Sequence[str] = ALGO
 
     :raises SignatureError: (a subclass saying why) when it is not accepted.
     """
+    from jwt import exceptions
+
     allowed = check_algorithms(algorithms)
-    if not isinstance(token, str) or token.count(".") != 2:
-        raise MalformedSignatureError("a compact JWS has three dot-separated parts")
-    header = parse_protected(token.split(".")[0])
-    check_alg(header["alg"], allowed)
-    return header, verify_jws(token, header["alg"], resolve_key(keys, header))
-
-
-def _jwk_key(jwk: Mapping[str, Any], alg: str) -> Any:
-    """A trusted JWK's public key (read by PyJWT), if it may verify ``alg``.
-
-    :raises UnsupportedAlgorithmError: it is of another type, says another ``alg``, or is not
-        for signatures (``use``/``key_ops``); :raises MalformedSignatureError: it is no key.
-    """
-    from jwt import PyJWKError
-
-    ops = jwk.get("key_ops", ["verify"])
-    if jwk.get("alg", alg) != alg:
-        raise UnsupportedAlgorithmError(f"the key is for {jwk['alg']}, not {alg}")
-    if jwk.get("use", "sig") != "sig" or not isinstance(ops, list) or "verify" not in ops:
-        raise UnsupportedAlgorithmError("the key is not for verifying signatures (use, key_ops)")
-    kty, crv = jwk.get("kty"), jwk.get("crv")
-    if (kty, crv if alg != "RS256" else None) != _KEY_TYPES.get(alg):
-        raise UnsupportedAlgorithmError(f"a {kty}/{crv} JWK cannot verify {alg}")
+    if not isinstance(token, str):
+        raise MalformedSignatureError("a compact JWS is a string")
+    header = parse_protected(token.split(".")[0], allowed)
+    alg = header["alg"]
+    key = resolve_key(keys, header)
     try:
-        return _read_jwk(json.dumps(dict(jwk), sort_keys=True), alg)
-    except (PyJWKError, ValueError, TypeError) as exc:  # not on the curve, bad numbers, short
-        raise MalformedSignatureError(f"the JWK is not a valid key for {alg}") from exc
+        return header, bytes(jws().decode_complete(token, key, algorithms=[alg])["payload"])
+    except exceptions.InvalidSignatureError:
+        raise InvalidSignatureError("the signature does not verify") from None
+    except (exceptions.InvalidAlgorithmError, exceptions.InvalidKeyError) as exc:
+        raise UnsupportedAlgorithmError(f"the key cannot verify {alg}: {exc}") from None
+    except exceptions.PyJWTError:
+        raise MalformedSignatureError("not a compact JWS in base64url") from None
 
 
 @lru_cache(maxsize=256)
-def _read_jwk(jwk: str, alg: str) -> Any:
-    """A JWK's key object, kept: reading one costs PyJWT more than checking a signature."""
+def _read_jwk(jwk: str) -> PyJWK:
+    """A JWK read by PyJWT, kept: reading one costs more than checking a signature."""
     from jwt import PyJWK
 
-    key = PyJWK(json.loads(jwk), alg).key
-    alg_of(key)  # refuses short RSA keys
+    return PyJWK(json.loads(jwk))
+
+
+def _verifying_key(candidate: Any, alg: str) -> Any:
+    """The public key of a trusted JWK, SigningKey or key object, if it may verify ``alg``.
+
+    :raises UnsupportedAlgorithmError: it is for another algorithm (PyJWT tells a JWK's
+        from its ``alg`` or ``kty``/``crv``), a JWK PyJWT cannot read (another key type,
+        bad numbers), or one not for signatures (``use``/``key_ops``).
+    """
+    from jwt import PyJWTError
+
+    if isinstance(candidate, Mapping):
+        ops = candidate.get("key_ops", ["verify"])
+        if candidate.get("use", "sig") != "sig" or not isinstance(ops, list) or "verify" not in ops:
+            raise UnsupportedAlgorithmError("the JWK is not for signatures (use, key_ops)")
+        try:
+            jwk = _read_jwk(json.dumps(dict(candidate), sort_keys=True))
+        except (PyJWTError, LookupError, NotImplementedError, TypeError, ValueError):
+            raise UnsupportedAlgorithmError(f"the JWK is not a {alg} key PyJWT can read") from None
+        key, fits = jwk.key, jwk.algorithm_name
+    else:
+        key = candidate.public_key() if hasattr(candidate, "public_key") else candidate
+        try:
+            fits = alg_of(key)
+        except ValueError:
+            fits = None
+    if fits != alg:
+        raise UnsupportedAlgorithmError(f"the trusted key cannot verify {alg}")
     return key
-
-
-def _object_key(candidate: Any, alg: str) -> Any:
-    """A trusted key object's (or SigningKey's) public key, if it may verify ``alg``."""
-    key = candidate.public_key() if hasattr(candidate, "public_key") else candidate
-    try:
-        if alg_of(key) == alg:
-            return key
-    except ValueError:
-        pass
-    raise UnsupportedAlgorithmError(f"the trusted key cannot verify {alg}")
 
 
 def _candidates(source: Any, kid: str | None, jku: str | None) -> list[Any]:
@@ -305,9 +277,14 @@ def _candidates(source: Any, kid: str | None, jku: str | None) -> list[Any]:
 
 
 def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
-    """The public key in ``source`` that should verify a JWS with ``header``.
+    """The public key in ``source`` (a :data:`KeySource`) that should verify a JWS with ``header``.
 
-    A JWK or SigningKey matches on ``kid``; a bare key object on its type.
+    A source is a public key object, a SigningKey (its public half), a JWK, a
+    JWKS, a sequence of those, or a callable ``(kid, jku) -> one of those or
+    None`` (a cache that fetches a JWKS lives outside the core, which does no
+    I/O). A JWK or SigningKey matches on ``kid``; a bare key object whatever
+    ``kid`` the header names (the caller pinned it). A header without ``kid``
+    matches only when exactly one trusted key fits the algorithm.
 
     :raises UnknownKeyError: no trusted key matches.
     :raises UnsupportedAlgorithmError: the only key named by ``kid`` cannot do ``alg``.
@@ -321,8 +298,7 @@ def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
         if kid is not None and named is not None and named != kid:
             continue
         try:
-            found.append(_jwk_key(candidate, alg) if isinstance(candidate, Mapping)
-                         else _object_key(candidate, alg))
+            found.append(_verifying_key(candidate, alg))
         except UnsupportedAlgorithmError as exc:  # another key type: not this one
             refused = exc
     if len(found) == 1 or (found and kid is not None):
@@ -332,3 +308,62 @@ def resolve_key(source: KeySource, header: Mapping[str, Any]) -> Any:
     shown = f"kid {kid!r}" if kid is not None else "a JWS without kid"
     raise UnknownKeyError(f"several trusted keys fit {shown}" if found
                           else f"no trusted key for {shown}")
+
+
+# -- when to (re)fetch a trusted JWKS ---------------------------------------------------
+
+
+class JWKSCache:
+    """The keys of one JWKS document and the fetch schedule for it (not thread-safe).
+
+    The document is fetched again once older than ``ttl`` (or a shorter
+    ``Cache-Control`` ``max-age``, never below ``min_refresh``; ``no-cache`` and
+    ``no-store`` count as 0) and, for a ``kid`` it lacks (a rotation), at most
+    every ``min_refresh`` seconds, failed attempts included, so forged kids cannot
+    make the verifier flood the key server. A failed fetch keeps the keys held.
+    The caller does the HTTP and passes the time in.
+    """
+
+    def __init__(self, *, ttl: float = 300.0, min_refresh: float = 30.0) -> None:
+        if ttl <= 0 or min_refresh < 0:
+            raise ValueError("ttl must be positive and min_refresh not negative")
+        self.ttl = ttl
+        self.min_refresh = min_refresh
+        self._keys: list[Mapping[str, Any]] = []
+        self._attempted_at = self._expires_at = float("-inf")
+
+    def __repr__(self) -> str:
+        return f"JWKSCache(kids={self.kids()!r})"
+
+    def kids(self) -> list[str]:
+        return [k["kid"] for k in self._keys if isinstance(k.get("kid"), str)]
+
+    def wants_fetch(self, kid: str | None, now: float) -> bool:
+        """Whether to fetch before looking ``kid`` up at ``now`` (seconds, any monotonic clock)."""
+        if now - self._attempted_at < self.min_refresh:
+            return False  # fetched (or failed) a moment ago: do not hammer the key server
+        return now >= self._expires_at or (kid is not None and kid not in self.kids())
+
+    def receive(self, document: Any, now: float, *, cache_control: str | None = None) -> None:
+        """Take a fetched JWKS document and its response's ``Cache-Control`` header.
+
+        :raises ValueError: it is not a JWKS (and nothing changes but the attempt).
+        """
+        self._attempted_at = now
+        keys = document.get("keys") if isinstance(document, Mapping) else None
+        if not isinstance(keys, list) or not all(isinstance(k, Mapping) for k in keys):
+            raise ValueError("a JWKS is a JSON object with a list of keys")
+        self._keys = [dict(k) for k in keys]
+        directives = _cache_control(cache_control or "")  # the card cache's parser
+        max_age = 0 if {"no-store", "no-cache"} & set(directives) else _max_age(directives)
+        fresh_for = self.ttl if max_age is None else min(self.ttl, max(self.min_refresh, max_age))
+        self._expires_at = now + fresh_for
+
+    def failed(self, now: float) -> None:
+        """Record a failed fetch: no new attempt before ``min_refresh``; old keys kept."""
+        self._attempted_at = now
+
+    def document(self) -> dict[str, Any]:
+        """The keys held, as a JWKS (a key source for :func:`~a2a_core.signing.verify_card`)."""
+        return {"keys": [dict(k) for k in self._keys]}
+

@@ -1,12 +1,9 @@
 """Fetching a JWKS over HTTP, for verifiers that trust a key URL.
 
-The schedule (cache for ``ttl`` or the response's shorter ``Cache-Control``
-``max-age``, refetch on an unknown ``kid`` at most every ``min_refresh``
-seconds, keep old keys when a fetch fails) is
-:class:`a2a_core.signing.JWKSCache`; this adds the request: ``requests`` with
-a timeout, no redirects, no environment proxies, a size cap. Only the URL
-given here is ever fetched: a ``jku`` named by a token or card is ignored,
-or anyone could point us at keys of their own.
+When to fetch is :class:`a2a_core.signing.JWKSCache`'s schedule; this adds the
+request: ``requests`` with a timeout, no redirects, no environment proxies, a
+size cap. Only the URL given here is ever fetched: a ``jku`` named by a token
+or card is ignored, or anyone could point us at keys of their own.
 """
 
 from __future__ import annotations
@@ -20,12 +17,11 @@ from typing import Any
 
 import requests
 
-from a2a_core.signing import JWKSCache, cache_max_age
+from a2a_core.signing import JWKSCache
 
 __all__ = ["JWKSFetcher"]
 
 log = logging.getLogger("a2a_wsgi.auth")
-_MAX_JWKS_BYTES = 1_000_000
 
 
 class JWKSFetcher:
@@ -35,11 +31,14 @@ class JWKSFetcher:
                  ttl: float = 300.0, min_refresh: float = 30.0,
                  session: requests.Session | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 max_bytes: int = _MAX_JWKS_BYTES) -> None:
+                 max_bytes: int = 1_000_000) -> None:
         self.url = url
         self.timeout = timeout
         self.max_bytes = max_bytes
         self._cache = JWKSCache(ttl=ttl, min_refresh=min_refresh)
+        if session is None:  # no proxies or netrc from the environment: the URL is configuration
+            session = requests.Session()
+            session.trust_env = False
         self._session = session
         self._clock = clock
         self._lock = threading.Lock()
@@ -52,36 +51,20 @@ class JWKSFetcher:
         with self._lock:
             now = self._clock()
             if self._cache.wants_fetch(kid, now):
-                self._refresh(now)
+                try:
+                    document, cache_control = self._get()
+                    self._cache.receive(document, now, cache_control=cache_control)
+                except (requests.RequestException, ValueError) as exc:
+                    self._cache.failed(now)
+                    log.warning("JWKS fetch from %s failed: %s", self.url, type(exc).__name__)
             return self._cache.document()
 
-    def _refresh(self, now: float) -> None:
-        try:
-            document, max_age = self._get()
-            self._cache.receive(document, now, max_age=max_age)
-        except (requests.RequestException, ValueError) as exc:
-            self._cache.failed(now)
-            log.warning("JWKS fetch from %s failed: %s", self.url, type(exc).__name__)
-
-    def _get(self) -> tuple[Any, float | None]:
-        session = self._session or _plain_session()
-        try:
-            response = session.get(self.url, timeout=self.timeout, allow_redirects=False,
-                                   stream=True, headers={"Accept": "application/json"})
-            with response:
-                response.raise_for_status()
-                body = response.raw.read(self.max_bytes + 1, decode_content=True)
-                max_age = cache_max_age(response.headers.get("Cache-Control"))
-        finally:
-            if self._session is None:
-                session.close()
+    def _get(self) -> tuple[Any, str | None]:
+        """The JWKS document and the response's ``Cache-Control``."""
+        with self._session.get(self.url, timeout=self.timeout, allow_redirects=False,
+                               stream=True, headers={"Accept": "application/json"}) as response:
+            response.raise_for_status()
+            body = response.raw.read(self.max_bytes + 1, decode_content=True)
         if len(body) > self.max_bytes:
             raise ValueError("the JWKS is too large")
-        return json.loads(body), max_age
-
-
-def _plain_session() -> requests.Session:
-    """No proxies or netrc from the environment: the key URL is configuration, not input."""
-    session = requests.Session()
-    session.trust_env = False
-    return session
+        return json.loads(body), response.headers.get("Cache-Control")

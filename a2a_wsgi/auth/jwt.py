@@ -1,22 +1,14 @@
 """Bearer JWTs (RFC 7519) checked here: signature against a key or a JWKS URL, then claims.
 
-The signature is a compact JWS verified by :mod:`a2a_core.signing` with an
-algorithm allow-list (ES256, EdDSA, RS256 by default; ``none`` and HMAC never),
-so a token cannot choose how it is checked. The claims then have to say the
-token is for us, now:
-
-* ``iss`` equals the configured issuer and ``aud`` names our audience (either
-  check is skipped only when configured as None, on purpose);
-* ``exp`` is in the future and ``nbf``/``iat`` not in it, with ``leeway``
-  seconds of clock skew allowed either way;
-* the required ``scopes`` are all granted (``scope``, space-separated, or
-  ``scp``, a list), otherwise 403 ``insufficient_scope``.
-
-The JWS, its JWKs and the algorithms are PyJWT's (through
-:mod:`a2a_core.signing`, which card signing shares, so there is one allow-list
-and one key-confusion check for both). The claim checks below are ours:
-PyJWT's read the wall clock, with no way to pass ``clock``, and a token
-introspection answer (:mod:`.oauth2`) needs the same checks without a JWT.
+The signature is checked by :mod:`a2a_core.signing` (PyJWT underneath), with the
+allow-list and key choice card signing uses: ES256, EdDSA, RS256 by default,
+``none`` and HMAC never, so a token cannot choose how it is checked. The claims
+then have to say the token is for us, now: ``iss`` and ``aud`` match (a check is
+skipped only when configured as None), ``exp``/``nbf``/``iat`` hold with
+``leeway`` seconds of skew, and the required ``scopes`` are granted (``scope`` or
+``scp``; otherwise 403 ``insufficient_scope``). The claim checks are ours, not
+PyJWT's: its read the wall clock (no ``clock=``), and token introspection
+answers (:mod:`.oauth2`) need the same checks without a JWT.
 """
 
 from __future__ import annotations
@@ -27,7 +19,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from a2a_core.auth import Principal
-from a2a_core.models import HTTPAuthSecurityScheme, SecurityScheme
 from a2a_core.signing import (
     ALGORITHMS,
     KeySource,
@@ -43,6 +34,12 @@ from .jwks import JWKSFetcher
 __all__ = ["JWTBearerAuthenticator", "JWTVerifier", "check_claims", "granted_scopes", "names"]
 
 _TOKEN_TYPES = {"jwt", "at+jwt", "application/jwt", "application/at+jwt"}
+_REASONS = {
+    "MalformedSignatureError": "malformed token",
+    "UnsupportedAlgorithmError": "token algorithm not accepted",
+    "UnknownKeyError": "token signed by an unknown key",
+    "InvalidSignatureError": "token signature invalid",
+}
 
 
 def granted_scopes(claims: Mapping[str, Any]) -> set[str]:
@@ -92,10 +89,9 @@ class JWTVerifier:
         """
         try:
             header, payload = verify_compact(token, self.keys, self.algorithms)
-        except SignatureError as exc:
-            raise ValueError(_signature_reason(exc)) from None
-        typ = header.get("typ")
-        if isinstance(typ, str) and typ.lower() not in _TOKEN_TYPES:
+        except SignatureError as exc:  # the class says it all; the reason is client-safe
+            raise ValueError(_REASONS.get(type(exc).__name__, "token not accepted")) from None
+        if header.get("typ", "jwt").lower() not in _TOKEN_TYPES:  # a string when present
             raise ValueError("not a JWT (typ)")
         try:
             claims = json.loads(payload)
@@ -103,13 +99,9 @@ class JWTVerifier:
             raise ValueError("the token's claims are not JSON") from None
         if not isinstance(claims, dict):
             raise ValueError("the token's claims are not a JSON object")
-        self.check_claims(claims)
-        return claims
-
-    def check_claims(self, claims: Mapping[str, Any]) -> None:
-        """Presence, time window, issuer and audience (raises ValueError naming the claim)."""
         check_claims(claims, issuers=self.issuers, audiences=self.audiences,
                      leeway=self.leeway, now=self._clock(), required=self.required_claims)
+        return claims
 
 
 def check_claims(claims: Mapping[str, Any], *, issuers: tuple[str, ...] | None,
@@ -128,7 +120,9 @@ def check_claims(claims: Mapping[str, Any], *, issuers: tuple[str, ...] | None,
         raise ValueError("the token was issued in the future")
     if issuers is not None and claims.get("iss") not in issuers:
         raise ValueError("the token is from another issuer")
-    if audiences is not None and not _names_audience(claims.get("aud"), audiences):
+    aud = claims.get("aud")
+    named = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
+    if audiences is not None and not any(a in audiences for a in named if isinstance(a, str)):
         raise ValueError("the token is for another audience")
 
 
@@ -141,11 +135,6 @@ def names(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
     return names
 
 
-def _names_audience(aud: Any, audiences: tuple[str, ...]) -> bool:
-    given = [aud] if isinstance(aud, str) else aud if isinstance(aud, list) else []
-    return any(a in audiences for a in given if isinstance(a, str))
-
-
 def _number(claims: Mapping[str, Any], name: str) -> float | None:
     value = claims.get(name)
     if value is None:
@@ -153,16 +142,6 @@ def _number(claims: Mapping[str, Any], name: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"the token's {name} claim is not a number")
     return float(value)
-
-
-def _signature_reason(exc: SignatureError) -> str:
-    """A client-safe reason for a signature failure (the class says it all)."""
-    return {
-        "MalformedSignatureError": "malformed token",
-        "UnsupportedAlgorithmError": "token algorithm not accepted",
-        "UnknownKeyError": "token signed by an unknown key",
-        "InvalidSignatureError": "token signature invalid",
-    }.get(type(exc).__name__, "token not accepted")
 
 
 class JWTBearerAuthenticator(BearerAuthenticator):
@@ -199,8 +178,7 @@ class JWTBearerAuthenticator(BearerAuthenticator):
 
     def admit(self, claims: Mapping[str, Any]) -> Principal:
         """Scopes, the application's check, then the Principal (shared with introspection)."""
-        missing = set(self.scopes) - granted_scopes(claims)
-        if missing:
+        if not set(self.scopes) <= granted_scopes(claims):
             raise self.denied("the token lacks a required scope")
         if self._authorize is not None and not self._authorize(claims):
             raise self.denied("not allowed", "access_denied")
@@ -210,7 +188,3 @@ class JWTBearerAuthenticator(BearerAuthenticator):
         tenant = claims.get(self.tenant_claim) if self.tenant_claim else None
         return Principal(identity=identity, tenant=tenant if isinstance(tenant, str) else None,
                          claims=dict(claims))
-
-    def security_scheme(self) -> SecurityScheme:
-        return HTTPAuthSecurityScheme(scheme="Bearer", bearer_format="JWT",
-                                      description=self.description)

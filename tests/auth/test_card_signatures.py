@@ -287,6 +287,19 @@ def test_key_sources(es_key: SigningKey, source: str) -> None:
         assert seen == [(es_key.kid, "https://keys.example/jwks")]
 
 
+@pytest.mark.parametrize("jwk", [
+    {"alg": "none"}, {"alg": "HS256"}, {"alg": "ES384"}, {"kty": "oct"}, {"kty": "OKP"},
+    {"crv": "P-384"}, {"x": 5}, {"x": "AA"}, {"use": "enc"}, {"key_ops": ["sign"]}, {"d": "AA"},
+], ids=str)
+def test_a_trusted_jwk_that_cannot_verify_is_refused_not_raised(es_key: SigningKey,
+                                                                 jwk: dict[str, Any]) -> None:
+    """A JWK PyJWT cannot read, or reads as another algorithm's, is a key that cannot verify."""
+    signed = add_signature(_wire(), es_key)
+    with pytest.raises(UnsupportedAlgorithmError):
+        verify_card(signed, {**es_key.public_jwk(), **jwk})
+    assert verify_card(signed, [{**es_key.public_jwk(), **jwk}, es_key.public_jwk()]).index == 0
+
+
 @pytest.mark.parametrize(("card", "error"), [
     ({"name": "x"}, MissingSignatureError),
     ({"name": "x", "signatures": []}, MissingSignatureError),
