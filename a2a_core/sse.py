@@ -40,6 +40,7 @@ from .errors import RemoteProtocolError
 
 __all__ = [
     "HOLD_BYTES",
+    "join_batches",
     "DEFAULT_MAX_EVENT_SIZE",
     "ServerSentEvent",
     "Sentinel",
@@ -59,6 +60,22 @@ DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 #: The most a stream's writer holds back of one batch's events (each marked ``more``: the
 #: next is at hand) to send them in one write; past it, what is held goes out.
 HOLD_BYTES = 64 * 1024
+
+
+def join_batches(frames: Iterable[tuple[bytes, bool]]) -> Iterator[bytes]:
+    """The writes for ``(frame, more)`` pairs: a frame marked ``more`` waits to go out
+    with the next, up to :data:`HOLD_BYTES`, so a batch of events costs one write."""
+    held = b""
+    for frame, more in frames:
+        if more and len(held) + len(frame) <= HOLD_BYTES:
+            held += frame
+            continue
+        write, held = held + frame if held else frame, b""
+        del frame  # (not kept while the stream waits for its next event)
+        yield write
+        del write
+    if held:  # the frames ended inside a batch
+        yield held
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_END_CHAR = re.compile(r"[\r\n]")

@@ -24,7 +24,7 @@ from .errors import InternalError, RPCError
 from .jsonrpc import error_response_dict, response_dict
 from .models import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from .service import HEARTBEAT, OutboundEvent, StreamItem
-from .sse import HOLD_BYTES, encode_comment, encode_data_event, encode_event
+from .sse import encode_comment, encode_data_event, encode_event, join_batches
 from .versioning import V0_3
 
 __all__ = ["SSE_HEADERS", "sse_body", "started", "closing", "dumps", "encoded_event"]
@@ -123,14 +123,19 @@ def _envelope_head(request_id: Any) -> bytes:
 
 
 def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+    return join_batches(_marked_frames(request_id, version, items))
+
+
+def _marked_frames(
+    request_id: Any, version: str, items: Iterator[StreamItem]
+) -> Iterator[tuple[bytes, bool]]:
+    """Each item's SSE frame and whether the next item is already at hand."""
     head: bytes | None = None
     encode = partial(_encode_result, version)
-    held = b""  # events of one batch, sent with its last one in one write
     try:
         for item in items:
             if item is HEARTBEAT:
-                ping, held = held + _PING, b""
-                yield ping
+                yield _PING, False
                 continue
             event_id = None
             event: Any = item
@@ -140,23 +145,14 @@ def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Itera
             if head is None:
                 head = _envelope_head(request_id)
             result = encoded_event(event, version, encode)
-            frame = encode_data_event(head + result + b"}", id=event_id)
-            del item, event, result  # not held while the stream waits for its next item
-            if more and len(held) + len(frame) <= HOLD_BYTES:
-                held += frame
-                continue
-            if held:
-                frame, held = held + frame, b""
-            yield frame
+            del item, event  # not held while the stream waits for its next item
+            yield encode_data_event(head + result + b"}", id=event_id), more
+            del result
     except RPCError as err:
-        yield held + _error_event(request_id, version, err)
-        return
+        yield _error_event(request_id, version, err), False
     except Exception:
         logger.exception("unhandled error while streaming")
-        yield held + _error_event(request_id, version, InternalError())
-        return
-    if held:  # the stream ended inside a batch
-        yield held
+        yield _error_event(request_id, version, InternalError()), False
 
 
 def _encode_result(version: str, event: Any) -> Any:

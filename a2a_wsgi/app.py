@@ -43,7 +43,7 @@ from .settings import (
 )
 from .stalled_writes import StalledWrites
 from .store_choice import MemoryStoreInManyProcessesError, StoreSpec
-from .telemetry import call_record, observe
+from .telemetry import REQUEST_ID_HEADER, call_record, observe, request_id, unobserved
 from .wsgi_io import (
     StartResponse,
     card_query,
@@ -189,16 +189,27 @@ class A2AApp:
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """One request, with its access log line, span and metrics (:mod:`.telemetry`)."""
+        hits = self._card_hits
+        if hits is not None and unobserved(environ):
+            # a card GET answered before, which nobody logs, traces or counts: a lookup
+            key = hits.key(environ, self.base_url)
+            hit = hits.answer(key, environ) if key is not None else None
+            if hit is not None:
+                status, headers, body = hit
+                start_response(status, [*headers, (REQUEST_ID_HEADER, request_id(environ))])
+                return [body]
         return observe(environ, start_response, self._serve)
 
     def _serve(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         hits = self._card_hits
         key = hits.key(environ, self.base_url) if hits is not None else None
         if key is not None and hits is not None:
-            answer = hits.answer(key, environ, start_response)
-            if answer is not None:  # a card GET answered before: the same bytes again
+            hit = hits.answer(key, environ)
+            if hit is not None:  # a card GET answered before: the same bytes again
                 call_record(environ, CARD)
-                return answer
+                status, headers, card = hit
+                start_response(status, list(headers))
+                return [card]
         if self.settings.inspector:
             page = _inspector_page(environ, start_response)
             if page is not None:

@@ -8,8 +8,10 @@ query string, which pick the variant), what the public base URL is built
 from (scheme, ``Host``, server name and port, ``SCRIPT_NAME``, the app's own
 ``base_url``) and whether the server runs several processes. The next GET
 with the same values is answered from it: one dictionary lookup, one
-identity check that the agent's card and the signer are unchanged, and one
-header list. Requests carrying per-request overrides
+identity check that the agent's card and the signer are unchanged, and the
+status line and headers made when it was kept (the app adds the request id).
+When nobody logs, traces or counts the request, the app answers such a hit
+before it makes the request's record. Requests carrying per-request overrides
 (:mod:`a2a_wsgi.overrides`) always take the long way, and so does any path
 an authenticator guards.
 """
@@ -17,20 +19,46 @@ an authenticator guards.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from a2a_core.card_endpoint import CardEndpoint, PreparedCard
 
 from .overrides import ENVIRON_KEY
+from .wsgi_io import whole_body_headers
 
-__all__ = ["CardHits"]
+__all__ = ["CardHit", "CardHits"]
 
 #: Keys kept: hosts times mounts times versions asked, bounded (a forged Host never gets
 #: in: an untrusted one is refused before anything is kept).
 _MAX_KEPT = 256
 
 _Key = tuple[Any, ...]
+_Headers = tuple[tuple[str, str], ...]
+
+#: What a kept answer is: the status line, its headers and the body.
+CardHit = tuple[str, _Headers, bytes]
+
+#: Every CardHits of this process: a forked worker starts afresh (its first request
+#: takes the long way, which sets up the worker's own threads).
+_ALL: weakref.WeakSet[CardHits] = weakref.WeakSet()
+
+
+def _forget_all() -> None:
+    for hits in list(_ALL):
+        hits.forget()
+
+
+os.register_at_fork(after_in_child=_forget_all)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    card: PreparedCard
+    ok: CardHit
+    not_modified: CardHit
 
 
 class CardHits:
@@ -38,9 +66,8 @@ class CardHits:
 
     def __init__(self, endpoint: CardEndpoint) -> None:
         self._endpoint = endpoint
-        self._kept: dict[_Key, PreparedCard] = {}
-        #: A forked worker starts afresh (its first request sets up its own threads).
-        self._pid = os.getpid()
+        self._kept: dict[_Key, _Kept] = {}
+        _ALL.add(self)
 
     @staticmethod
     def key(environ: Mapping[str, Any], base_url: str | None) -> _Key | None:
@@ -62,23 +89,27 @@ class CardHits:
                 environ["wsgi.multiprocess"] if "wsgi.multiprocess" in environ else None)
 
     def keep(self, key: _Key, card: PreparedCard) -> None:
-        """Remember the answer given for ``key``."""
+        """Remember the answer given for ``key``, both ways it may be sent."""
         if len(self._kept) >= _MAX_KEPT:
             self._kept.clear()
-        self._kept[key] = card
+        self._kept[key] = _Kept(
+            card,
+            ("200 OK", tuple(whole_body_headers(200, "GET", card.headers, card.body)), card.body),
+            ("304 Not Modified",
+             tuple(whole_body_headers(304, "GET", card.not_modified_headers, b"")), b""))
 
-    def answer(self, key: _Key, environ: Mapping[str, Any],
-               start_response: Any) -> Iterable[bytes] | None:
+    def forget(self) -> None:
+        """Drop every kept answer."""
+        self._kept.clear()
+
+    def answer(self, key: _Key, environ: Mapping[str, Any]) -> CardHit | None:
         """The card answer for ``key`` from what is kept (200 or 304), or None: not kept."""
-        card = self._kept.get(key)
-        if card is None or not self._endpoint.is_current(card) or os.getpid() != self._pid:
+        kept = self._kept.get(key)
+        if kept is None or not self._endpoint.is_current(kept.card):
             return None
         if_none_match = environ["HTTP_IF_NONE_MATCH"] if "HTTP_IF_NONE_MATCH" in environ else None
         since = environ["HTTP_IF_MODIFIED_SINCE"] if "HTTP_IF_MODIFIED_SINCE" in environ else None
-        if (if_none_match is not None or since is not None) and card.not_modified(if_none_match,
-                                                                                   since):
-            # no Content-Length: a 304's would have to be the 200's (RFC 9110 §8.6)
-            start_response("304 Not Modified", list(card.not_modified_headers))
-            return [b""]
-        start_response("200 OK", [*card.headers, ("Content-Length", str(len(card.body)))])
-        return [card.body]
+        if (if_none_match is not None or since is not None) and kept.card.not_modified(
+                if_none_match, since):
+            return kept.not_modified
+        return kept.ok

@@ -25,6 +25,7 @@ __all__ = [
     "read_body",
     "request_headers",
     "respond",
+    "whole_body_headers",
 ]
 
 StartResponse = Callable[..., Any]
@@ -52,19 +53,24 @@ def card_query(environ: Mapping[str, Any]) -> dict[str, str]:
 def conditional_headers(environ: Mapping[str, Any]) -> Headers:
     return Headers([(name, environ[key]) for key, name in _CONDITIONAL if key in environ])
 
+def whole_body_headers(status: int, method: str, headers: Iterable[tuple[str, str]],
+                       body: bytes) -> list[tuple[str, str]]:
+    """``headers`` for a whole ``body``, with its Content-Length: a known length spares the
+    server chunked framing (and the client a guess). Not on HEAD, whose body is not sent,
+    nor on 304, whose length would have to be the 200's (RFC 9110 §8.6)."""
+    if method == "HEAD" or status == 304:
+        return list(headers)
+    return [*headers, ("Content-Length", str(len(body)))]
+
+
 def respond(response: HttpResponse, method: str,
              start_response: StartResponse) -> Iterable[bytes]:
     """Write ``response``: a whole body with its length, a stream closing its producer."""
-    headers = list(response.headers)
     if isinstance(response.body, bytes):
-        if method == "HEAD" or response.status == 304:  # no body, and a 304's length
-            start_response(_status_line(response.status), headers)  # would be the 200's
-            return [b""]
-        # A known length spares the server chunked framing (and the client a guess).
-        headers.append(("Content-Length", str(len(response.body))))
+        headers = whole_body_headers(response.status, method, response.headers, response.body)
         start_response(_status_line(response.status), headers)
-        return [response.body]
-    start_response(_status_line(response.status), headers)
+        return [b""] if method == "HEAD" or response.status == 304 else [response.body]
+    start_response(_status_line(response.status), list(response.headers))
     if isinstance(response.body, ClosingIterator):
         return response.body  # closes its producer already (a wrapper less per held stream)
     return ClosingIterator(response.body)

@@ -24,7 +24,7 @@ from ..errors import InternalError, RPCError
 from ..http import HttpResponse
 from ..models import StreamEvent
 from ..service import Heartbeat, OutboundEvent, StreamItem
-from ..sse import HOLD_BYTES, encode_comment, encode_event
+from ..sse import encode_comment, encode_event, join_batches
 from ..streaming import SSE_HEADERS, dumps, encoded_event
 from ._status import A2A_JSON, encode_status
 
@@ -69,6 +69,9 @@ def _encode_stream_response(event: StreamEvent) -> Any:
     return wire.encode_stream_event(event, _VERSION)
 
 
+_PING = encode_comment("ping")
+
+
 def _error_event(err: RPCError) -> bytes:
     return encode_event(dumps(encode_status(err)), event="error")
 
@@ -93,26 +96,25 @@ def _frames(
     encode: Callable[[StreamEvent], str],
     encode_error: Callable[[RPCError], bytes],
 ) -> Iterator[bytes]:
-    held = b""  # events of one batch, sent with its last one in one write
+    return join_batches(_marked_frames(items, encode, encode_error))
+
+
+def _marked_frames(
+    items: Iterator[StreamItem],
+    encode: Callable[[StreamEvent], str],
+    encode_error: Callable[[RPCError], bytes],
+) -> Iterator[tuple[bytes, bool]]:
+    """Each item's SSE frame and whether the next item is already at hand."""
     try:
         for item in items:
             if isinstance(item, Heartbeat):
-                frame = encode_comment("ping")
+                yield _PING, False
             elif isinstance(item, OutboundEvent):
-                frame = encode_event(encode(item.event), id=item.event_id)
-                if item.more and len(held) + len(frame) <= HOLD_BYTES:
-                    held += frame
-                    continue
+                yield encode_event(encode(item.event), id=item.event_id), item.more
             else:
-                frame = encode_event(encode(item))
-            frame, held = held + frame, b""
-            yield frame
+                yield encode_event(encode(item)), False
     except RPCError as err:
-        yield held + encode_error(err)
-        return
+        yield encode_error(err), False
     except Exception:
         logger.exception("unhandled error while streaming")
-        yield held + encode_error(InternalError())
-        return
-    if held:  # the stream ended inside a batch
-        yield held
+        yield encode_error(InternalError()), False

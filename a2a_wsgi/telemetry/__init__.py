@@ -19,7 +19,15 @@ written. A caller's W3C ``traceparent`` is honoured either way. See
 
 from __future__ import annotations
 
-from ._access import ACCESS_LOGGER, RECORD_KEY, REQUEST_ID_HEADER, call_record, observe
+from ._access import (
+    ACCESS_LOGGER,
+    RECORD_KEY,
+    REQUEST_ID_HEADER,
+    call_record,
+    observe,
+    request_id,
+    unobserved,
+)
 from ._push import PushAttempt, push_settled
 from ._runtime import (
     TASKS_LOGGER,
@@ -47,11 +55,13 @@ __all__ = [
     "carry",
     "current_traceparent",
     "observe",
+    "request_id",
     "outbox_written",
     "push_settled",
     "task_transition",
     "traced_outbox",
     "transitions_wanted",
+    "unobserved",
 ]
 
 #: Whether OpenTelemetry was importable (spans and metrics are made).

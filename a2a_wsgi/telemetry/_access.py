@@ -30,7 +30,7 @@ from ..auth.wsgi import principal_owner
 from ..disconnect import client_gone_probe
 from ._trace import incoming, otel
 
-__all__ = ["ACCESS_LOGGER", "RECORD_KEY", "call_record", "observe"]
+__all__ = ["ACCESS_LOGGER", "RECORD_KEY", "call_record", "observe", "request_id", "unobserved"]
 
 ACCESS_LOGGER = "a2a_wsgi.access"
 #: Where :func:`observe` leaves the request's record in the environ.
@@ -60,6 +60,20 @@ def call_record(environ: Mapping[str, Any], binding: str | None = None) -> CallR
     if binding is not None and found.binding is None:
         found.start(binding)
     return found
+
+
+def unobserved(environ: Mapping[str, Any]) -> bool:
+    """Whether a request answered 200 or 304 would leave no trace: no :func:`observe`
+    around it already, no access line at INFO, no OpenTelemetry SDK. Such a request
+    may be answered without a record (it needs only its :func:`request_id`)."""
+    return (RECORD_KEY not in environ and not log.isEnabledFor(logging.INFO)
+            and (otel is None or not otel.listening()))
+
+
+def request_id(environ: Mapping[str, Any]) -> str:
+    """The request's id: the caller's ``X-Request-Id`` when it is one we echo, else new."""
+    sent = environ["HTTP_X_REQUEST_ID"] if "HTTP_X_REQUEST_ID" in environ else None
+    return sent if isinstance(sent, str) and _REQUEST_ID.fullmatch(sent) else os.urandom(8).hex()
 
 
 def observe(environ: dict[str, Any], start_response: StartResponse,
@@ -98,9 +112,7 @@ class _Call:
         self.status: int | None = None
         parent = environ["HTTP_TRACEPARENT"] if "HTTP_TRACEPARENT" in environ else None
         self.incoming = TraceParent.parse(parent) if parent is not None else None
-        sent = environ["HTTP_X_REQUEST_ID"] if "HTTP_X_REQUEST_ID" in environ else None
-        self.request_id = (sent if isinstance(sent, str) and _REQUEST_ID.fullmatch(sent)
-                           else os.urandom(8).hex())
+        self.request_id = request_id(environ)
         #: Whether the answer is a stream, and how it ended (:func:`_stream_end`).
         self.streaming = False
         self.exhausted = False

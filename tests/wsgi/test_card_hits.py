@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -18,6 +20,7 @@ from a2a_core.http import Headers, HttpRequest
 from a2a_core.models import Message
 from a2a_core.signing import CardSigner, SigningKey
 from a2a_wsgi import A2AApp, Agent, AgentContext, put_base_url, reply
+from a2a_wsgi.telemetry import ACCESS_LOGGER
 
 CARD_PATH = "/.well-known/agent-card.json"
 
@@ -180,3 +183,44 @@ def test_a_prepared_card_is_current_until_the_card_or_the_signer_changes(app: A2
     request = HttpRequest(method="GET", path=CARD_PATH, headers=Headers({}))
     assert endpoint.response(request, "http://h/").body == endpoint.prepared("http://h/",
                                                                              "1.0").body
+
+
+def request_ids(app: A2AApp, env: dict[str, Any]) -> tuple[str, str]:
+    seen: dict[str, Any] = {}
+    app(env, lambda status, headers, exc_info=None: seen.update(status=status, headers=headers))
+    ids = [v for k, v in seen["headers"] if k == "X-Request-Id"]
+    assert len(ids) == 1, seen["headers"]
+    return str(seen["status"]), ids[0]
+
+
+@pytest.mark.parametrize("access_level", [logging.WARNING, logging.INFO])
+def test_a_kept_answer_carries_its_request_id_whether_or_not_it_is_logged(
+        app: A2AApp, access_level: int, caplog: pytest.LogCaptureFixture) -> None:
+    # WARNING: nobody logs a 200 or 304, so the app answers before making a record;
+    # INFO: the answer is observed and logged. The wire is the same either way.
+    caplog.set_level(access_level, logger=ACCESS_LOGGER)
+    etag = call(app, environ())[1]["ETag"]
+    made = [request_ids(app, environ(**validators))
+            for validators in ({}, {}, {"if_none_match": etag}, {"if_none_match": etag})]
+    assert [status for status, _ in made] == ["200 OK", "200 OK"] + ["304 Not Modified"] * 2
+    assert all(len(rid) == 16 and int(rid, 16) >= 0 for _, rid in made)
+    assert len({rid for _, rid in made}) == 4
+    assert request_ids(app, environ(x_request_id="req-abc-123"))[1] == "req-abc-123"
+    assert request_ids(app, environ(x_request_id="no spaces"))[1] != "no spaces"
+    logged = [r for r in caplog.records if r.name == ACCESS_LOGGER]
+    assert len(logged) == (7 if access_level == logging.INFO else 0)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_worker_forgets_the_answers_kept_before_the_fork(app: A2AApp) -> None:
+    call(app, environ())
+    hits = app._card_hits
+    assert hits is not None
+    key = hits.key(environ(), app.base_url)
+    assert key is not None and hits.answer(key, environ()) is not None
+    pid = os.fork()
+    if pid == 0:  # the child: its first card GET takes the long way
+        os._exit(0 if hits.answer(key, environ()) is None else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert hits.answer(key, environ()) is not None  # the parent keeps its own
