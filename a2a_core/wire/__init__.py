@@ -83,7 +83,11 @@ _DIALECTS: Mapping[str, _encode.Dialect] = {"0.3": v0_3.DIALECT, "1.0": v1_0.DIA
 
 def _dialect(version: str) -> _encode.Dialect:
     """The version's dialect; an unsupported version is a ValueError, never a default."""
-    return _DIALECTS[check_version(version)]
+    try:
+        return _DIALECTS[version]  # (no call on the way every encoding takes)
+    except (KeyError, TypeError):  # not one of ours, or not even a string
+        check_version(version)
+        raise
 
 
 def _decode_card(data: Any, path: str) -> AgentCard:
