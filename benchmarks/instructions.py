@@ -1,20 +1,22 @@
 """CPU instructions per request under the real server, counted by callgrind: a ratio without noise.
 
-    .venv/bin/python benchmarks/instructions.py                    # card304, card, send
-    .venv/bin/python benchmarks/instructions.py --scenarios card304 --requests 2000
+    .venv/bin/python benchmarks/instructions.py               # card304, card, send, stream
+    .venv/bin/python benchmarks/instructions.py --scenarios card304 --servers ours,bare
 
 wrk's requests/s on a shared two-core machine moves by 10-30% from run to run
 (the same bare app measured 269 and 437 us of CPU per request minutes apart),
 so a ratio near its target (card 304 at 0.9x bare) can land on either side.
 This counts what does not move: the instructions the gunicorn worker executes
 per request. Each server (``ours``: benchmarks/apps/ours.py, ``bare``:
-benchmarks/apps/bare.py serving our card's bytes) runs under ``a2a serve``
-with one worker, exactly as run.py starts it, inside ``valgrind
+benchmarks/apps/bare.py serving our card's bytes, both under ``a2a serve``
+with one worker; ``sdk``: the official SDK on uvicorn, one process; each
+exactly as run.py starts it) runs inside ``valgrind
 --tool=callgrind`` with counting off; per scenario a warm-up, then counting on
 (``callgrind_control -z -i on``) for ``--requests`` requests from 16
 keep-alive connections, off, and a dump whose total is divided by the count.
 Everything the worker does in that window counts: gunicorn's parsing and
-writing, gevent's hub, the app.
+writing, gevent's hub (uvicorn's loop), the app. ``stream`` is one
+``SendStreamingMessage`` of ``"stream 10"`` (13 SSE events) per request.
 
 Needs valgrind (Debian's package). Slow: the server runs ~50x slower under
 callgrind, about half a minute per server and scenario.
@@ -40,9 +42,10 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.run import gunicorn_argv  # noqa: E402
+from benchmarks.run import SDK_VENV, gunicorn_argv, uvicorn_argv  # noqa: E402
 
-SCENARIOS = ("card304", "card", "send")
+SCENARIOS = ("card304", "card", "send", "stream")
+SERVERS = ("ours", "bare", "sdk")
 CARD_PATH = "/.well-known/agent-card.json"
 CONNECTIONS = 16
 
@@ -53,11 +56,14 @@ def _request(scenario: str, port: int, etag: str, n: int) -> bytes:
         return f"GET {CARD_PATH} HTTP/1.1\r\n{head}If-None-Match: {etag}\r\n\r\n".encode()
     if scenario == "card":
         return f"GET {CARD_PATH} HTTP/1.1\r\n{head}\r\n".encode()
-    body = json.dumps({"jsonrpc": "2.0", "id": n, "method": "SendMessage", "params": {
+    streamed = scenario == "stream"
+    body = json.dumps({"jsonrpc": "2.0", "id": n, "method": (
+        "SendStreamingMessage" if streamed else "SendMessage"), "params": {
         "message": {"messageId": f"m-{os.getpid()}-{time.time_ns()}-{n}", "role": "ROLE_USER",
-                    "parts": [{"text": "hello"}]}}}).encode()
-    return (f"POST / HTTP/1.1\r\n{head}Content-Type: application/json\r\nA2A-Version: 1.0\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+                    "parts": [{"text": "stream 10" if streamed else "hello"}]}}}).encode()
+    accept = "Accept: text/event-stream\r\n" if streamed else ""
+    return (f"POST / HTTP/1.1\r\n{head}{accept}Content-Type: application/json\r\n"
+            f"A2A-Version: 1.0\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
 
 
 def _drive(scenario: str, port: int, etag: str, count: int) -> None:
@@ -80,10 +86,25 @@ def _drive(scenario: str, port: int, etag: str, count: int) -> None:
                 if not head.startswith(expected):
                     failures.append(head.split(b"\r\n", 1)[0].decode(errors="replace"))
                 length = 0
+                chunked = False
                 for line in head.split(b"\r\n")[1:]:
                     name, _, value = line.partition(b":")
                     if name.strip().lower() == b"content-length":
                         length = int(value)
+                    elif name.strip().lower() == b"transfer-encoding":
+                        chunked = b"chunked" in value.lower()
+                if chunked:  # a stream: read to the last chunk (every event is in a chunk)
+                    while b"\r\n0\r\n\r\n" not in buffer and not buffer.startswith(
+                            b"0\r\n\r\n"):
+                        data = sock.recv(65536)
+                        if not data:
+                            failures.append("closed in a stream")
+                            return
+                        buffer += data
+                    events, _, buffer = buffer.partition(b"0\r\n\r\n")
+                    if events.count(b"data: ") != 13 and scenario == "stream":
+                        failures.append(f"{events.count(b'data: ')} events, not 13")
+                    continue
                 while len(buffer) < length:
                     data = sock.recv(65536)
                     if not data:
@@ -146,32 +167,41 @@ def _dump_total(out: Path, worker: int, before: set[Path]) -> int:
     raise RuntimeError("callgrind wrote no dump")
 
 
-def measure(name: str, target: str, env: dict[str, str], scenarios: list[str],
-            requests: int, out: Path) -> dict[str, float]:
-    """Instructions per request of ``target``'s worker for each scenario."""
+def _server_argv(name: str, port: int) -> list[str]:
+    if name == "sdk":
+        return uvicorn_argv(port, 1)  # one process: uvicorn forks no worker for one
+    target = "benchmarks.apps.ours:app" if name == "ours" else "benchmarks.apps.bare:app"
+    return [*gunicorn_argv(target, port, 1), "--timeout", "900"]
+
+
+def measure(name: str, env: dict[str, str], scenarios: list[str],
+            requests: int, streams: int, out: Path) -> dict[str, float]:
+    """Instructions per request of server ``name``'s worker for each scenario."""
     port = _free_port()
     argv = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no",
-            f"--callgrind-out-file={out}/cg.%p",
-            *gunicorn_argv(target, port, 1), "--timeout", "900"]
+            f"--callgrind-out-file={out}/cg.%p", *_server_argv(name, port)]
     log = open(out / f"{name}.log", "wb")  # noqa: SIM115 (closed below)
-    process = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env}, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
+    process = subprocess.Popen(argv, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                               env={**os.environ, "PYTHONPATH": str(ROOT),
+                                    "A2A_BASE_URL": f"http://127.0.0.1:{port}/", **env},
+                               start_new_session=True)
     results: dict[str, float] = {}
     try:
         _wait_ready(port, process)
-        worker = _worker_pid(process.pid)
+        worker = process.pid if name == "sdk" else _worker_pid(process.pid)
         etag = _etag(port)
         for scenario in scenarios:
             _drive(scenario, port, etag, 320)  # warm-up: first-use work done, caches filled
             before = set(out.glob(f"cg.{worker}.*"))
             subprocess.run(["callgrind_control", "-z", "-i", "on", str(worker)], check=True,
                            capture_output=True)
-            _drive(scenario, port, etag, requests)
+            count = streams if scenario == "stream" else requests
+            _drive(scenario, port, etag, count)
             subprocess.run(["callgrind_control", "-i", "off", str(worker)], check=True,
                            capture_output=True)
             subprocess.run(["callgrind_control", "-d", str(worker)], check=True,
                            capture_output=True)
-            share = requests // CONNECTIONS * CONNECTIONS
+            share = count // CONNECTIONS * CONNECTIONS
             results[scenario] = _dump_total(out, worker, before) / share
             print(f"  {name:<5} {scenario:<8} {results[scenario]:>10,.0f} instructions/request",
                   flush=True)
@@ -189,43 +219,60 @@ def measure(name: str, target: str, env: dict[str, str], scenarios: list[str],
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--servers", default=",".join(SERVERS))
     parser.add_argument("--requests", type=int, default=1000, help="counted per scenario")
+    parser.add_argument("--streams", type=int, default=192, help="counted for stream")
     parser.add_argument("--keep", action="store_true", help="keep callgrind's files")
     args = parser.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         print("needs valgrind: apt-get install -y valgrind", file=sys.stderr)
         return 2
     scenarios = [s for s in args.scenarios.split(",") if s]
-    unknown = set(scenarios) - set(SCENARIOS)
+    servers = [s for s in args.servers.split(",") if s]
+    unknown = (set(scenarios) - set(SCENARIOS)) | (set(servers) - set(SERVERS))
     if unknown:
-        parser.error(f"unknown scenarios: {sorted(unknown)}")
+        parser.error(f"unknown scenarios or servers: {sorted(unknown)}")
+    if "sdk" in servers and not (SDK_VENV / "bin" / "python").exists():
+        parser.error(f"no SDK venv at {SDK_VENV} (see benchmarks/README.md)")
     out = Path(tempfile.mkdtemp(prefix="a2a-instructions-"))
+    counted: dict[str, dict[str, float]] = {}
     try:
-        ours = measure("ours", "benchmarks.apps.ours:app", {}, scenarios, args.requests, out)
-        # the bare app serves our card's bytes, as in run.py
-        card_file = out / "card.json"
-        port = _free_port()
-        probe = subprocess.Popen(gunicorn_argv("benchmarks.apps.ours:app", port, 1), cwd=ROOT,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
-        try:
-            card_file.write_bytes(_wait_ready(port, probe))
-        finally:
-            os.killpg(probe.pid, signal.SIGTERM)
-            probe.wait()
-        bare = measure("bare", "benchmarks.apps.bare:app", {"BENCH_CARD_FILE": str(card_file)},
-                       scenarios, args.requests, out)
+        for name in servers:
+            env = {"BENCH_CARD_FILE": str(_our_card(out))} if name == "bare" else {}
+            # the SDK has no card validators: only send and stream compare with it
+            mine = [s for s in scenarios if name != "sdk" or s in ("send", "stream")]
+            counted[name] = measure(name, env, mine, args.requests, args.streams, out)
     finally:
         if args.keep:
             print(f"callgrind files in {out}")
         else:
             shutil.rmtree(out, ignore_errors=True)
-    print(f"\n{'scenario':<10} {'ours':>12} {'bare':>12} {'bare/ours':>10}")
+    print(f"\n{'scenario':<10}" + "".join(f"{name:>12}" for name in servers)
+          + "".join(f"{name + '/ours':>11}" for name in servers if name != "ours"))
     for scenario in scenarios:
-        print(f"{scenario:<10} {ours[scenario]:>12,.0f} {bare[scenario]:>12,.0f} "
-              f"{bare[scenario] / ours[scenario]:>9.2f}x")
-    print("(bare/ours: ours's throughput relative to bare's if CPU were all that counted)")
+        row = [counted[name].get(scenario) for name in servers]
+        ours = counted.get("ours", {}).get(scenario)
+        ratios = [counted[name].get(scenario) for name in servers if name != "ours"]
+        print(f"{scenario:<10}" + "".join(f"{v:>12,.0f}" if v else f"{'-':>12}" for v in row)
+              + "".join(f"{v / ours:>10.2f}x" if v and ours else f"{'-':>11}" for v in ratios))
+    print("(x/ours: ours's throughput relative to x's if CPU were all that counted)")
     return 0
+
+
+def _our_card(out: Path) -> Path:
+    """Our card's bytes, for the bare app to serve (as in run.py)."""
+    card_file = out / "card.json"
+    port = _free_port()
+    probe = subprocess.Popen(gunicorn_argv("benchmarks.apps.ours:app", port, 1), cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             start_new_session=True)
+    try:
+        card_file.write_bytes(_wait_ready(port, probe))
+    finally:
+        os.killpg(probe.pid, signal.SIGTERM)
+        probe.wait()
+    return card_file
 
 
 if __name__ == "__main__":
