@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
-__all__ = ["ClosingIterator", "close"]
+__all__ = ["ClosingIterator", "close", "forwarded"]
 
 T = TypeVar("T")
 
@@ -76,3 +76,20 @@ class ClosingIterator(Generic[T]):
         on_close, self._on_close = self._on_close, None
         if on_close is not None:
             on_close()
+
+
+def forwarded(items: Iterator[T]) -> tuple[list[T], Iterator[T]]:
+    """``items``' pending first items and the iterator behind it, when ``items`` is a plain
+    :class:`ClosingIterator` that only forwards (no ``also``, no ``on_close``, not ended);
+    else ``([], items)``.
+
+    A wrapper that is a ClosingIterator itself can take both and stand for the two: a held
+    stream's wait then sits one frame shallower (each nested ``__next__`` also grows the
+    saved C stack of a gevent worker's greenlet). Closing the wrapper closes the same
+    iterator the forwarding one would have.
+    """
+    if (isinstance(items, ClosingIterator) and items.__class__ is ClosingIterator
+            and items._also is None
+            and items._on_close is None and not items._ended):
+        return list(reversed(items._first)), items._items
+    return [], items

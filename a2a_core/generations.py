@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .closing import ClosingIterator
+from .closing import ClosingIterator, forwarded
 from .extensions import Activation, Extension
 from .models import (
     GetTaskRequest,
@@ -102,7 +102,10 @@ def hidden_items(items: Iterator[StreamItem], ctx: CallContext) -> Iterator[Stre
     """A stream's items, without generations unless the call negotiated them."""
     if negotiated(ctx):
         return items
-    return _Stripped(items)
+    # a forwarding ClosingIterator (started()'s, holding the first item) is taken apart:
+    # _Stripped gives its first items and closes its iterator, one layer instead of two
+    first, inner = forwarded(items)
+    return _Stripped(inner, first=first)
 
 
 class _Stripped(ClosingIterator[StreamItem]):
@@ -118,7 +121,7 @@ class _Stripped(ClosingIterator[StreamItem]):
         # without_generations() inlined for the usual items (a stamped event, bare or with
         # its id): no call per item beyond this one, on the stream's hot path
         try:
-            item: Any = next(self._items)
+            item: Any = self._first.pop() if self._first else next(self._items)
             outbound = item.__class__ is OutboundEvent
             event: Any = item.event if outbound else item
             if event.__class__ not in _STAMPED:  # anything else (a message, a heartbeat)

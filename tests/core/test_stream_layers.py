@@ -58,6 +58,31 @@ def test_stripping_closes_the_producer_even_unstarted() -> None:
     assert closed == [True]
 
 
+def test_a_started_stream_is_stripped_in_one_layer() -> None:
+    from a2a_core.closing import ClosingIterator
+    from a2a_core.streaming import started
+
+    closed = []
+
+    def produce() -> Iterator[StreamItem]:
+        try:
+            yield from _items()
+        finally:
+            closed.append(True)
+
+    producer = produce()
+    stripped = hidden_items(started(producer), CallContext(version="1.0"))
+    assert stripped._items is producer  # type: ignore[attr-defined]  # started()'s is gone
+    assert list(stripped) == [without_generations(item) for item in _items()]
+    assert closed == [True]
+    again = produce()
+    held = hidden_items(started(again), CallContext(version="1.0"))
+    held.close()  # type: ignore[attr-defined]  # the first item taken, the rest unread
+    assert closed == [True, True]
+    kept = ClosingIterator(iter(_items()), on_close=lambda: None)
+    assert hidden_items(kept, CallContext(version="1.0"))._items is kept  # type: ignore[attr-defined]
+
+
 def test_a_stream_nobody_reads_the_count_of_passes_unwrapped() -> None:
     items = iter(_items())
     record = CallRecord(counting=lambda: False)
