@@ -25,7 +25,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .disconnect import client_socket
@@ -44,6 +44,9 @@ DEFAULT_STALLED_WRITE_TIMEOUT = 30.0
 #: Streams that must have ended, when the last open one has gone, for the memory they
 #: used to be handed back (a full collection and a heap trim cost milliseconds).
 RELEASE_AFTER = 50
+#: Seconds without an open stream before that release: a busy worker whose short streams
+#: leave it at none for an instant now and then must not pay a full collection each time.
+RELEASE_QUIET = 3.0
 #: SO_SNDBUF of a stream's socket (Linux doubles it for its bookkeeping): room for a
 #: bandwidth-delay product of 100 ms at 40 Mbit/s.
 STREAM_SEND_BUFFER = 512 * 1024
@@ -79,13 +82,16 @@ class _Watched:
 class StalledWrites:
     """Cuts the streams of this process stuck in one write for more than ``limit`` seconds."""
 
-    def __init__(self, limit: float) -> None:
+    def __init__(self, limit: float, *, release: Callable[[], None] = release_memory) -> None:
         self.limit = limit
+        #: What hands the memory of ended streams back (a full collection and a heap trim).
+        self.release = release
         self._open: set[_Watched] = set()
         self._lock = threading.Lock()
         self._watcher: threading.Thread | None = None
         self._pid = os.getpid()
         self._ended = 0  # streams ended since memory was last released
+        self._opened = 0  # streams opened in this process (the watcher sees short ones by it)
 
     def watch(self, body: Iterator[bytes], environ: Mapping[str, Any]) -> Iterator[bytes]:
         """``body``, watched; as it is when the server gives no socket to cut."""
@@ -99,6 +105,7 @@ class StalledWrites:
         watched = _Watched(body, sock, self)
         with self._lock:
             self._open.add(watched)
+            self._opened += 1
             if self._pid != os.getpid():  # forked: the parent's watcher is not running here
                 self._pid, self._watcher = os.getpid(), None
             if self._watcher is None:
@@ -118,14 +125,23 @@ class StalledWrites:
             return len(self._open)
 
     def _run(self) -> None:
-        """Look every CHECK_EVERY seconds while streams are open; end once none is."""
+        """Look every CHECK_EVERY seconds while streams are open; end once none is (after
+        RELEASE_QUIET seconds without one when there is memory to release)."""
+        quiet_since: float | None = None
+        opened = -1
         while True:
             time.sleep(CHECK_EVERY)
             with self._lock:
                 streams = list(self._open)
-                if not streams:
-                    self._watcher = None
+                if streams or opened != self._opened:  # (one may have come and gone)
+                    quiet_since, opened = None, self._opened
+                else:
+                    now = time.monotonic()
+                    quiet_since = now if quiet_since is None else quiet_since
                     release = self._ended >= RELEASE_AFTER
+                    if release and now - quiet_since < RELEASE_QUIET:
+                        continue  # streams may come back at once: wait before collecting
+                    self._watcher = None
                     if release:
                         self._ended = 0
                     break
@@ -139,7 +155,7 @@ class StalledWrites:
             # the C heap, cycles not yet collected): an idle worker allocates nothing that
             # would reuse it, so after hundreds of streams left at once the worker would
             # stay at its peak until traffic came back.
-            release_memory()
+            self.release()
 
     def _cut(self, watched: _Watched) -> None:
         self.forget(watched)
