@@ -36,6 +36,8 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -66,6 +68,25 @@ def _request(scenario: str, port: int, etag: str, n: int) -> bytes:
             f"A2A-Version: 1.0\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
 
 
+#: The end of a chunked body, the chunk line before it included (a stream's events are chunks).
+_LAST_CHUNK = b"\r\n0\r\n\r\n"
+
+
+def _read_until(sock: socket.socket, buffer: bytes,
+                done: Callable[[bytes], bool]) -> bytes | None:
+    """``buffer`` and what the socket sends after it until ``done(buffer)``; None: closed."""
+    while not done(buffer):
+        data = sock.recv(65536)
+        if not data:
+            return None
+        buffer += data
+    return buffer
+
+
+def _at_least(length: int, buffer: bytes) -> bool:
+    return len(buffer) >= length
+
+
 def _drive(scenario: str, port: int, etag: str, count: int) -> None:
     """``count`` requests over CONNECTIONS keep-alive connections; every answer checked."""
     expected = b"HTTP/1.1 304" if scenario == "card304" else b"HTTP/1.1 200"
@@ -76,13 +97,11 @@ def _drive(scenario: str, port: int, etag: str, count: int) -> None:
             buffer = b""
             for index in range(share):
                 sock.sendall(_request(scenario, port, etag, offset + index))
-                while b"\r\n\r\n" not in buffer:
-                    data = sock.recv(65536)
-                    if not data:
-                        failures.append("closed")
-                        return
-                    buffer += data
-                head, _, buffer = buffer.partition(b"\r\n\r\n")
+                read = _read_until(sock, buffer, lambda b: b"\r\n\r\n" in b)
+                if read is None:
+                    failures.append("closed")
+                    return
+                head, _, buffer = read.partition(b"\r\n\r\n")
                 if not head.startswith(expected):
                     failures.append(head.split(b"\r\n", 1)[0].decode(errors="replace"))
                 length = 0
@@ -94,24 +113,19 @@ def _drive(scenario: str, port: int, etag: str, count: int) -> None:
                     elif name.strip().lower() == b"transfer-encoding":
                         chunked = b"chunked" in value.lower()
                 if chunked:  # a stream: read to the last chunk (every event is in a chunk)
-                    while b"\r\n0\r\n\r\n" not in buffer and not buffer.startswith(
-                            b"0\r\n\r\n"):
-                        data = sock.recv(65536)
-                        if not data:
-                            failures.append("closed in a stream")
-                            return
-                        buffer += data
-                    events, _, buffer = buffer.partition(b"0\r\n\r\n")
+                    read = _read_until(sock, buffer, lambda b: _LAST_CHUNK in b)
+                    if read is None:
+                        failures.append("closed in a stream")
+                        return
+                    events, _, buffer = read.partition(_LAST_CHUNK)
                     if events.count(b"data: ") != 13 and scenario == "stream":
                         failures.append(f"{events.count(b'data: ')} events, not 13")
                     continue
-                while len(buffer) < length:
-                    data = sock.recv(65536)
-                    if not data:
-                        failures.append("closed in a body")
-                        return
-                    buffer += data
-                buffer = buffer[length:]
+                read = _read_until(sock, buffer, partial(_at_least, length))
+                if read is None:
+                    failures.append("closed in a body")
+                    return
+                buffer = read[length:]
 
     share = count // CONNECTIONS
     threads = [threading.Thread(target=one_connection, args=(share, i * share))
