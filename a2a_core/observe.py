@@ -26,7 +26,7 @@ from .errors import InternalError, RPCError
 from .models import Message, Task, TaskStatusUpdateEvent
 from .operations import Outcome, Result, Stream
 from .optable import AnyOperation
-from .service import HEARTBEAT, OutboundEvent, StreamItem
+from .service import HEARTBEAT, IDLE, OutboundEvent, StreamItem
 
 if TYPE_CHECKING:
     from .http import HttpRequest
@@ -116,7 +116,7 @@ class CallRecord:
 
     def passed(self, item: StreamItem) -> None:
         """One stream item went by: counted, and its task noted."""
-        if item is HEARTBEAT:
+        if item is HEARTBEAT or item is IDLE:
             return
         self.events += 1
         event = item.event if isinstance(item, OutboundEvent) else item

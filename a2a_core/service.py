@@ -26,6 +26,8 @@ __all__ = [
     "OutboundEvent",
     "Heartbeat",
     "HEARTBEAT",
+    "Idle",
+    "IDLE",
     "StreamItem",
     "A2AService",
 ]
@@ -86,8 +88,25 @@ class Heartbeat:
 
 HEARTBEAT = Heartbeat()
 
+
+class Idle:
+    """Yielded by a stream that has nothing now and waits without blocking its caller.
+
+    Only to a server that asked for it (one that resumes the stream itself when
+    what it waits for comes, instead of keeping a thread or greenlet on it); framed
+    as nothing: an empty write.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "IDLE"
+
+
+IDLE = Idle()
+
 #: What a streaming service method yields.
-StreamItem = models.StreamEvent | OutboundEvent | Heartbeat
+StreamItem = models.StreamEvent | OutboundEvent | Heartbeat | Idle
 
 
 class A2AService(Protocol):

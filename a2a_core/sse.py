@@ -64,12 +64,18 @@ HOLD_BYTES = 64 * 1024
 
 def join_batches(frames: Iterable[tuple[bytes, bool]]) -> Iterator[bytes]:
     """The writes for ``(frame, more)`` pairs: a frame marked ``more`` waits to go out
-    with the next, up to :data:`HOLD_BYTES`, so a batch of events costs one write."""
+    with the next, up to :data:`HOLD_BYTES`, so a batch of events costs one write.
+
+    An empty frame (the producer sleeps, :data:`~a2a_core.service.IDLE`) is passed on
+    as an empty write, after what is held."""
     held = b""
     for frame, more in frames:
         if more and len(held) + len(frame) <= HOLD_BYTES:
             held += frame
             continue
+        if not frame and held:
+            yield held
+            held = b""
         write, held = held + frame if held else frame, b""
         del frame  # (not kept while the stream waits for its next event)
         yield write

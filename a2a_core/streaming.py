@@ -23,7 +23,7 @@ from .closing import ClosingIterator, close
 from .errors import InternalError, RPCError
 from .jsonrpc import error_response_dict, response_dict
 from .models import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
-from .service import HEARTBEAT, OutboundEvent, StreamItem
+from .service import HEARTBEAT, IDLE, OutboundEvent, StreamItem
 from .sse import encode_comment, encode_data_event, encode_event, join_batches
 from .versioning import V0_3
 
@@ -136,6 +136,9 @@ def _marked_frames(
         for item in items:
             if item is HEARTBEAT:
                 yield _PING, False
+                continue
+            if item is IDLE:  # asleep: an empty write (what is held goes out first)
+                yield b"", False
                 continue
             event_id = None
             event: Any = item

@@ -29,6 +29,8 @@ from .auth.wsgi import AuthOption, as_policy, check_distinct_kids, served_jwks
 from .card_hits import CardHits
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
+from .parking import PARK_KEY
+from .parking import offer as offer_parking
 from .process import ServerInfo, announced, register
 from .public_url import UntrustedHostError, request_base_url
 from .push import JWKS_PATH, PushDeliverer, PushSettings
@@ -195,10 +197,12 @@ class A2AApp:
             key = hits.key(environ, self.base_url)
             hit = hits.answer(key, environ) if key is not None else None
             if hit is not None:
-                status, headers, body = hit
+                status, headers, card = hit
                 start_response(status, [*headers, (REQUEST_ID_HEADER, request_id(environ))])
-                return [body]
-        return observe(environ, start_response, self._serve)
+                return [card]
+        body = observe(environ, start_response, self._serve)
+        park = environ.get(PARK_KEY)  # a stream the server may hand over (parking.offer)
+        return body if park is None else park.drive(body, start_response)
 
     def _serve(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         hits = self._card_hits
@@ -255,6 +259,7 @@ class A2AApp:
         body = respond(response, method, start_response)
         if isinstance(response.body, bytes):
             return body
+        offer_parking(environ, request.client_gone)
         return self._stalled.watch(iter(body), environ)  # a stream: cut if its client stops
 
     def _keep_card(self, environ: Mapping[str, Any], assembly: Assembly, request: HttpRequest,

@@ -30,7 +30,8 @@ from typing import Any
 
 from .concurrency import cooperative
 
-__all__ = ["HangupWatch", "client_gone_probe", "client_socket", "hangup_fd", "watch_hangup"]
+__all__ = ["HangupWatch", "client_gone_probe", "client_socket", "hangup_fd", "parked",
+           "watch_hangup"]
 
 log = logging.getLogger("a2a_wsgi.streams")
 
@@ -57,11 +58,13 @@ def client_gone_probe(environ: Mapping[str, Any]) -> Callable[[], bool] | None:
 class _Probe:
     """Peeks at one connection; once gone, always gone (the answer never flips back)."""
 
-    __slots__ = ("_fileno", "_gone")
+    __slots__ = ("_fileno", "_gone", "park")
 
     def __init__(self, fileno: Callable[[], int]) -> None:
         self._fileno = fileno
         self._gone = False
+        #: The stream's :class:`~a2a_wsgi.parking.Park` when the server may hand it over.
+        self.park: Any = None
 
     def fileno(self) -> int:
         """The connection's descriptor (-1 once the server closed it)."""
@@ -87,6 +90,13 @@ class _Probe:
         # b"": the client closed its side. Bytes: a pipelined request, so it is still there.
         self._gone = data == b""
         return self._gone
+
+
+def parked(client_gone: Callable[[], bool] | None) -> Any:
+    """The :class:`~a2a_wsgi.parking.Park` driving this connection's stream, else None
+    (the stream sleeps where it runs)."""
+    park = client_gone.park if isinstance(client_gone, _Probe) else None
+    return park if park is not None and park.driving else None
 
 
 def hangup_fd(client_gone: Callable[[], bool] | None) -> int | None:

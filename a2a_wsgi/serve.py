@@ -242,7 +242,8 @@ def gunicorn_post_worker_init(worker: Any) -> None:
     cfg = worker.cfg
     workers = getattr(cfg, "workers", 1)
     info = ServerInfo(multiprocess=isinstance(workers, int) and workers > 1,
-                      stream_limit=default_stream_limit(cfg))
+                      stream_limit=default_stream_limit(cfg),
+                      parks_streams=_hands_over(worker))
     try:
         announce(info)
     except (MemoryStoreInManyProcessesError, StoreOpenError) as exc:
@@ -252,6 +253,18 @@ def gunicorn_post_worker_init(worker: Any) -> None:
         print(f"a2a: {exc}", file=sys.stderr, flush=True)
         sys.exit(_APP_LOAD_ERROR)
     settle_gc(cooperative_worker=cooperative())
+
+
+def _hands_over(worker: Any) -> bool:
+    """Whether ``worker`` lets a stream park (:mod:`a2a_wsgi.parking`): gunicorn's gevent
+    worker, whose handler closes a connection quietly when the app raises StopIteration."""
+    if not cooperative():
+        return False
+    from gunicorn.workers.ggevent import (  # type: ignore[import-untyped]
+        GeventWorker,  # (gevent is there: it patched us)
+    )
+
+    return isinstance(worker, GeventWorker)
 
 
 #: The collector's thresholds in a gevent worker (Python 3.11's defaults: 700, 10, 10;

@@ -68,7 +68,8 @@ class _Watched:
     def __next__(self) -> bytes:
         self.writing_since = None  # the previous item is written: the server asks for more
         item = next(self._body)
-        self.writing_since = time.monotonic()
+        if item:  # (empty: the stream sleeps, a parked one with nothing being written)
+            self.writing_since = time.monotonic()
         return item
 
     def close(self) -> None:

@@ -23,7 +23,7 @@ from ..closing import ClosingIterator
 from ..errors import InternalError, RPCError
 from ..http import HttpResponse
 from ..models import StreamEvent
-from ..service import Heartbeat, OutboundEvent, StreamItem
+from ..service import Heartbeat, Idle, OutboundEvent, StreamItem
 from ..sse import encode_comment, encode_event, join_batches
 from ..streaming import SSE_HEADERS, dumps, encoded_event
 from ._status import A2A_JSON, encode_status
@@ -109,6 +109,8 @@ def _marked_frames(
         for item in items:
             if isinstance(item, Heartbeat):
                 yield _PING, False
+            elif isinstance(item, Idle):  # asleep: an empty write (what is held goes out first)
+                yield b"", False
             elif isinstance(item, OutboundEvent):
                 yield encode_event(encode(item.event), id=item.event_id), item.more
             else:

@@ -31,9 +31,9 @@ from functools import partial
 
 from a2a_core.errors import InternalError, TaskNotFoundError, UnsupportedOperationError
 from a2a_core.models import StreamEvent, TaskStatusUpdateEvent
-from a2a_core.service import HEARTBEAT, OutboundEvent, StreamItem
+from a2a_core.service import HEARTBEAT, IDLE, OutboundEvent, StreamItem
 
-from ..disconnect import HangupWatch, hangup_fd, watch_hangup
+from ..disconnect import HangupWatch, hangup_fd, parked, watch_hangup
 from ..stores import EventsExpiredError, StoredTask, TaskStore
 from ..stores.base import Events
 from ._defaults import Scope
@@ -304,7 +304,8 @@ class Subscriptions:
         """
         watches = self._watches
         watch = watches.join(task_id, after)
-        sleeper = Sleeper(hangup_fd(client_gone))
+        park = parked(client_gone)  # the server resumes the stream when woken (None: it waits)
+        sleeper = Sleeper(hangup_fd(client_gone), park)
         poll = STOP_POLL if running is not None else None
         if client_gone is not None and sleeper.hangup is None:
             poll = min(poll or HANGUP_POLL, HANGUP_POLL)
@@ -340,8 +341,17 @@ class Subscriptions:
                 deadline = min(beat_at + self._heartbeat, quiet_since + self._resubscribe_timeout)
                 if poll is not None:
                     deadline = min(deadline, now + poll)
-                if (watches.sleep(watch, turn, deadline, sleeper) and client_gone is not None
-                        and not client_gone()):
+                if park is None:
+                    by_socket = watches.sleep(watch, turn, deadline, sleeper)
+                else:
+                    number = watches.fall_asleep(watch, turn, deadline, sleeper)
+                    by_socket = False
+                    if number is not None:
+                        try:
+                            yield IDLE  # resumed once woken (an empty write meanwhile)
+                        finally:
+                            by_socket = watches.woke(watch, number, sleeper)
+                if by_socket and client_gone is not None and not client_gone():
                     sleeper.close()  # readable, but there (a pipelined request): peek on a timer
                     poll = min(poll or HANGUP_POLL, HANGUP_POLL)
         finally:

@@ -15,13 +15,14 @@ import itertools
 import threading
 import time
 from collections.abc import Iterable
+from typing import Protocol
 
 from ..disconnect import watch_hangup
 from ..stores import EventsExpiredError, TaskStore
 from ..stores.base import Events
 from ._defaults import log
 
-__all__ = ["WAKE_BATCH", "Sleeper", "TaskWatches"]
+__all__ = ["WAKE_BATCH", "Sleeper", "TaskWatches", "Woken"]
 
 #: Streams a task's waiter wakes before it lets others run: under gevent, 10,000 streams
 #: woken at once would each write before the next request is read (greenlets run in
@@ -41,20 +42,30 @@ class _Watch:
     def __init__(self, task_id: str, seq: int) -> None:
         self.task_id, self.seq, self.turn = task_id, seq, 0
         self.recent: tuple[int, int, Events] | None = None
-        self.asleep: dict[int, threading.Event] = {}
+        self.asleep: dict[int, Woken] = {}
         self.deadlines: list[tuple[float, int]] = []
         self.followers = 0
         self.ended = False
 
 
+class Woken(Protocol):
+    """What a stream sleeps on: a :class:`threading.Event`, or the
+    :class:`~a2a_wsgi.parking.Park` that resumes it when set."""
+
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
 class Sleeper:
-    """What one stream sleeps with, made once per stream: an event to be woken by,
-    and the watch on its client's socket (None: cannot be watched)."""
+    """What one stream sleeps with, made once per stream: what wakes it (an event, or
+    ``woken`` when given: a parked stream's Park), and the watch on its client's socket
+    (None: cannot be watched)."""
 
     __slots__ = ("woken", "hangup")
 
-    def __init__(self, fd: int | None) -> None:
-        self.woken = threading.Event()
+    def __init__(self, fd: int | None, woken: Woken | None = None) -> None:
+        self.woken: Woken = woken if woken is not None else threading.Event()
         self.hangup = watch_hangup(fd, self.woken.set) if fd is not None else None
         if self.hangup is not None:
             self.hangup.stop()  # watched only while asleep
@@ -113,23 +124,38 @@ class TaskWatches:
         """Sleep unless the waiter has woken its streams since ``turn``: until it does,
         ``deadline`` (monotonic), stop(), or the client's socket turns readable.
         True when woken by the socket."""
+        number = self.fall_asleep(watch, turn, deadline, sleeper)
+        if number is None:
+            return False
+        try:
+            sleeper.woken.wait()
+        finally:
+            fired = self.woke(watch, number, sleeper)
+        return fired
+
+    def fall_asleep(self, watch: _Watch, turn: int, deadline: float,
+                    sleeper: Sleeper) -> int | None:
+        """:meth:`sleep`'s first half, for a stream that is resumed when ``sleeper.woken``
+        is set instead of waiting for it: the sleep's number, or None (awake at once)."""
         woken, hangup = sleeper.woken, sleeper.hangup
         woken.clear()
         with self._lock:
             if watch.turn != turn or self._stopping.is_set() or watch.ended:
-                return False
+                return None
             number = next(self._sleeps)
             watch.asleep[number] = woken
             heapq.heappush(watch.deadlines, (deadline, number))
         if hangup is not None:
             hangup.start()
-        try:
-            woken.wait()
-        finally:
-            if hangup is not None:
-                hangup.stop()
-            with self._lock:
-                watch.asleep.pop(number, None)
+        return number
+
+    def woke(self, watch: _Watch, number: int, sleeper: Sleeper) -> bool:
+        """:meth:`sleep`'s second half: True when woken by the socket."""
+        hangup = sleeper.hangup
+        if hangup is not None:
+            hangup.stop()
+        with self._lock:
+            watch.asleep.pop(number, None)
         return hangup is not None and hangup.fired
 
     def wake_all(self) -> None:
@@ -182,7 +208,7 @@ class TaskWatches:
         _wake(sleepers)
 
 
-def _wake(sleepers: Iterable[threading.Event]) -> None:
+def _wake(sleepers: Iterable[Woken]) -> None:
     for count, woken in enumerate(sleepers, 1):
         woken.set()
         if count % WAKE_BATCH == 0:
