@@ -29,9 +29,9 @@ class ServerInfo:
     multiprocess: bool = False
     #: Streams this process may hold open, sized for its worker (None: no limit).
     stream_limit: int | None = None
-    #: The server's handler for a connection ends when the app raises StopIteration and
-    #: leaves the socket to it (gunicorn's gevent worker): held streams park
-    #: (:mod:`a2a_wsgi.parking`) instead of keeping a greenlet each.
+    #: The server calls an A2AApp itself, and its handler for a connection ends quietly
+    #: when the app raises StopIteration, leaving the socket to the app (gunicorn's gevent
+    #: worker): held streams park (:mod:`a2a_wsgi.parking`) instead of keeping a greenlet.
     parks_streams: bool = False
 
 

@@ -13,7 +13,7 @@ from a2a_core.generations import GENERATIONS_EXTENSION_URI, hidden_items, withou
 from a2a_core.models import Artifact, Message, Role, TaskArtifactUpdateEvent, TextPart
 from a2a_core.observe import CallRecord
 from a2a_core.operations import Stream
-from a2a_core.service import HEARTBEAT, CallContext, OutboundEvent, StreamItem
+from a2a_core.service import HEARTBEAT, IDLE, CallContext, OutboundEvent, StreamItem
 from a2a_core.sse import HOLD_BYTES
 
 
@@ -184,3 +184,28 @@ def test_a_heartbeat_or_an_error_takes_what_is_held_along(
     assert len(chunks) == 2
     assert chunks[0].endswith(b": ping\n\n") and b"11111111" in chunks[0]
     assert b"2222222222" in chunks[1] and b"gone" in chunks[1]
+
+
+@pytest.mark.parametrize("framer", _framers(), ids=["jsonrpc", "rest"])
+def test_an_idle_stream_is_an_empty_write_after_what_is_held(
+        framer: Callable[[Iterator[StreamItem]], Iterator[bytes]]) -> None:
+    """IDLE (the producer sleeps; its server resumes it) is written as nothing, and what
+    a batch held back goes out before it: a parked stream never sleeps on unsent events."""
+    def sleepy() -> Iterator[StreamItem]:
+        yield _chunk(1, 10)  # marked "more": held back
+        yield IDLE
+        yield _chunk(2, 10)
+        yield IDLE
+
+    chunks = list(framer(sleepy()))
+    assert [bool(chunk) for chunk in chunks] == [True, False, True, False]
+    assert b"1111111111" in chunks[0] and b"2222222222" in chunks[2]
+    assert b"".join(chunks) == b"".join(framer(iter([replace(_chunk(1, 10), more=False),
+                                                     replace(_chunk(2, 10), more=False)])))
+
+
+def test_an_idle_item_is_not_counted_as_an_event() -> None:
+    record = CallRecord()
+    record.passed(IDLE)
+    record.passed(HEARTBEAT)
+    assert record.events == 0

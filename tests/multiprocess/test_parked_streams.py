@@ -1,0 +1,142 @@
+"""Held streams park under ``a2a serve``'s gevent worker (a2a_wsgi.parking): once a
+subscription sleeps, gunicorn's handler for its connection ends and the process resumes
+the stream when its task moves, its heartbeat is due or its client hangs up. The wire
+is what it was (events, heartbeats, the chunked end); the connection closes after the
+end. Under gthread nothing parks and the connection is kept alive."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from multiprocess_support import APP_PATH, MultiprocessAgent, fresh_peer
+from support.gunicorn import ROOT, ServerProcess, free_port
+from werkzeug.middleware.dispatcher import DispatcherMiddleware
+
+from a2a_wsgi import A2AApp
+from a2a_wsgi.settings import StreamSettings
+
+app = A2AApp(MultiprocessAgent(), streams=StreamSettings(heartbeat_interval=0.5))
+#: The same app behind a mount: a middleware in between might catch what ends gunicorn's
+#: handler, so nothing parks there.
+mounted = DispatcherMiddleware(app, {"/other": app})
+
+pytestmark = pytest.mark.slow
+
+#: What gunicorn logs at debug level when the app hands a stream's connection over.
+PARKED = "the stream is parked"
+
+
+def _serve(tmp_path: Path, worker_class: str, target: str = "app") -> ServerProcess:
+    port = free_port()
+    a2a = Path(sys.executable).parent / "a2a"  # the venv's own command, not PATH's
+    argv = [str(a2a), "serve", f"test_parked_streams:{target}", "--bind", f"127.0.0.1:{port}",
+            "--worker-class", worker_class, "--log-level", "debug", "--graceful-timeout", "1"]
+    path = os.pathsep.join(str(p) for p in [*APP_PATH, ROOT])
+    return ServerProcess(argv, port=port, log_path=tmp_path / "serve.log",
+                         env={"PYTHONPATH": path})
+
+
+def _request(method: str, path: str, body: bytes = b"", version: str = "1.1") -> bytes:
+    return (f"{method} {path} HTTP/{version}\r\nHost: 127.0.0.1\r\n"
+            "Content-Type: application/json\r\nA2A-Version: 1.0\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+
+def _subscribe(task_id: str) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
+                       "params": {"id": task_id}}).encode()
+
+
+def _read_until(sock: socket.socket, seen: bytes, marker: bytes, within: float) -> bytes:
+    deadline = time.monotonic() + within
+    while marker not in seen:
+        assert time.monotonic() < deadline, seen[-300:]
+        chunk = sock.recv(65536)
+        assert chunk, seen[-300:]
+        seen += chunk
+    return seen
+
+
+def _closed_after(sock: socket.socket, within: float) -> bool:
+    """True when the server closes the connection within ``within`` seconds."""
+    sock.settimeout(within)
+    try:
+        return sock.recv(65536) == b""
+    except TimeoutError:
+        return False
+
+
+@pytest.mark.parametrize(("worker_class", "target"),
+                         [("gevent", "app"), ("gthread", "app"), ("gevent", "mounted")])
+def test_a_held_stream_gets_events_heartbeats_and_its_end(tmp_path: Path, worker_class: str,
+                                                          target: str) -> None:
+    parks = worker_class == "gevent" and target == "app"
+    with _serve(tmp_path, worker_class, target) as server:
+        server.wait_ready()
+        peer = fresh_peer(server.url)
+        task = peer.send("hang", blocking=False)
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(_request("POST", "/", _subscribe(task["id"])))
+            seen = _read_until(sock, b"", b"\ndata:", 10)
+            head = seen.split(b"\r\n\r\n", 1)[0]
+            assert head.startswith(b"HTTP/1.1 200") and b"Transfer-Encoding: chunked" in head
+            seen = _read_until(sock, seen, b": ping", 5)  # a heartbeat while it sleeps
+            peer.rpc("cancel", {"id": task["id"]})
+            seen = _read_until(sock, seen, b"0\r\n\r\n", 10)
+            assert b"TASK_STATE_CANCELED" in seen and seen.endswith(b"0\r\n\r\n")
+            if parks:  # handed over: closed after its end
+                assert _closed_after(sock, 5)
+            else:  # gunicorn's: the next request on the same connection is served
+                sock.sendall(_request("GET", "/.well-known/agent-card.json"))
+                assert _read_until(sock, b"", b"HTTP/1.1 200", 5)
+        log = server.log()
+    assert (PARKED in log) == parks, log[-2000:]
+    assert "Traceback" not in log, log[-3000:]
+
+
+def test_an_http_1_0_stream_parks_unchunked_and_ends_with_its_connection(
+        tmp_path: Path) -> None:
+    with _serve(tmp_path, "gevent") as server:
+        server.wait_ready()
+        peer = fresh_peer(server.url)
+        task = peer.send("hang", blocking=False)
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(_request("POST", "/", _subscribe(task["id"]), version="1.0"))
+            seen = _read_until(sock, b"", b": ping", 10)
+            assert b"Transfer-Encoding" not in seen.split(b"\r\n\r\n", 1)[0]
+            peer.rpc("cancel", {"id": task["id"]})
+            seen = _read_until(sock, seen, b"TASK_STATE_CANCELED", 10)
+            assert _closed_after(sock, 5)
+            assert b"0\r\n\r\n" not in seen.split(b"\r\n\r\n", 1)[1]
+        log = server.log()
+    assert PARKED in log and "Traceback" not in log, log[-3000:]
+
+
+def test_a_rest_subscription_parks_and_goes_on_when_another_client_hangs_up(
+        tmp_path: Path) -> None:
+    """HTTP+JSON's subscribe parks as JSON-RPC's does, and a parked stream whose client
+    hung up ends without disturbing the others on the task (test_many_streams checks
+    that 400 hung-up streams give their descriptors back within 2 s)."""
+    with _serve(tmp_path, "gevent") as server:
+        server.wait_ready()
+        peer = fresh_peer(server.url)
+        task = peer.send("hang", blocking=False)
+        gone = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        gone.sendall(_request("POST", f"/rest/tasks/{task['id']}:subscribe"))
+        _read_until(gone, b"", b"\ndata:", 10)
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(_request("POST", f"/rest/tasks/{task['id']}:subscribe"))
+            seen = _read_until(sock, b"", b": ping", 10)
+            gone.close()
+            time.sleep(0.3)
+            peer.rpc("cancel", {"id": task["id"]})
+            seen = _read_until(sock, seen, b"0\r\n\r\n", 10)
+            assert b"TASK_STATE_CANCELED" in seen
+        log = server.log()
+    assert log.count(PARKED) >= 2 and "Traceback" not in log, log[-3000:]
