@@ -49,8 +49,6 @@ log = logging.getLogger("a2a_wsgi.streams")
 PARK_KEY = "a2a.park"
 #: Greenlets that resume parked streams (a write that would block moves to its own).
 RESUMERS = 4
-#: Parked streams resumed before a resumer lets other greenlets run (a GetTask).
-RESUME_BATCH = 50
 #: Seconds a stopping process waits for its parked streams to end.
 DRAIN_TIMEOUT = 5.0
 
@@ -205,13 +203,10 @@ class Park:
 
     def _send(self, data: bytes) -> bytes:
         """Send what the socket takes now, without waiting; what it did not take."""
-        raw = _socket.socket(fileno=self._sock.fileno())
         try:
-            sent = raw.send(data, _socket.MSG_DONTWAIT)
+            sent = self._sock.send(data, _socket.MSG_DONTWAIT, timeout=0.0)  # gevent's socket
         except (BlockingIOError, InterruptedError):
             sent = 0
-        finally:
-            raw.detach()  # the descriptor stays the socket's
         return data[sent:]
 
     def _end(self, *, complete: bool) -> None:
@@ -279,7 +274,6 @@ class _Resumers:
         queue, ready = self._queue, self._ready
         while True:
             ready.wait()
-            resumed = 0
             while queue:
                 park = queue.popleft()
                 try:
@@ -287,9 +281,9 @@ class _Resumers:
                 except Exception:
                     log.exception("resuming a parked stream failed")
                 del park
-                resumed += 1
-                if resumed % RESUME_BATCH == 0:
-                    time.sleep(0)  # let what else waits run between batches (a GetTask)
+                # Let others run after each: gevent polls for I/O (a GetTask) only every 50
+                # callbacks, so a resumer must be one short callback, not a batch of them.
+                time.sleep(0)
             ready.clear()
 
 

@@ -312,7 +312,9 @@ class Subscriptions:
         quiet_since = beat_at = time.monotonic()
         try:
             while not self.stopping.is_set():
-                if client_gone is not None and client_gone():
+                # (a socket watched while the stream slept and not turned readable: not gone)
+                watched = sleeper.hangup is not None and not sleeper.hangup.fired
+                if client_gone is not None and not watched and client_gone():
                     return
                 active = running is None or running()
                 now = time.monotonic()
