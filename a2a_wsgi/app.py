@@ -29,7 +29,7 @@ from .auth.wsgi import AuthOption, as_policy, check_distinct_kids, served_jwks
 from .card_hits import CardHits
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
-from .parking import PARK_KEY
+from .parking import PARK_KEY, stream_answer
 from .parking import offer as offer_parking
 from .process import ServerInfo, announced, register
 from .public_url import UntrustedHostError, request_base_url
@@ -259,7 +259,7 @@ class A2AApp:
         body = respond(response, method, start_response)
         if isinstance(response.body, bytes):
             return body
-        offer_parking(environ, request.client_gone)
+        stream_answer(environ, request.client_gone)
         return self._stalled.watch(iter(body), environ)  # a stream: cut if its client stops
 
     def _keep_card(self, environ: Mapping[str, Any], assembly: Assembly, request: HttpRequest,
@@ -314,16 +314,18 @@ def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
         # full header copy (the card is the hot GET path).
         return HttpRequest(method=method, path=path, headers=conditional_headers(environ),
                            query=card_query(environ), record=record)
+    client_gone = client_gone_probe(environ)
+    offer_parking(environ, client_gone)
     if method in ("GET", "HEAD"):  # HTTP+JSON reads: headers and query, no body
         return HttpRequest(method=method, path=path, headers=request_headers(environ),
-                           query=card_query(environ), client_gone=client_gone_probe(environ),
+                           query=card_query(environ), client_gone=client_gone,
                            record=record)
     body, too_large = read_body(environ, max_body_bytes)
     return HttpRequest(method=method, path=path, headers=request_headers(environ),
                        query=dict(parse_qsl(environ["QUERY_STRING"]))
                        if environ.get("QUERY_STRING") else {},
                        body=body, body_too_large=too_large,
-                       client_gone=client_gone_probe(environ), record=record)
+                       client_gone=client_gone, record=record)
 
 
 def _inspector_page(environ: dict[str, Any],

@@ -30,8 +30,8 @@ from typing import Any
 
 from .concurrency import cooperative
 
-__all__ = ["HangupWatch", "client_gone_probe", "client_socket", "hangup_fd", "parked",
-           "watch_hangup"]
+__all__ = ["HangupWatch", "client_gone_probe", "client_socket", "expect_parking", "hangup_fd",
+           "parked", "watch_hangup"]
 
 log = logging.getLogger("a2a_wsgi.streams")
 
@@ -97,6 +97,14 @@ def parked(client_gone: Callable[[], bool] | None) -> Any:
     (the stream sleeps where it runs)."""
     park = client_gone.park if isinstance(client_gone, _Probe) else None
     return park if park is not None and park.driving else None
+
+
+def expect_parking(client_gone: Callable[[], bool] | None) -> None:
+    """This connection's stream follows a task, so it will park when the server can hand
+    it over (:mod:`a2a_wsgi.parking`): its response is to say the connection then closes."""
+    park = client_gone.park if isinstance(client_gone, _Probe) else None
+    if park is not None:
+        park.closes = True
 
 
 def hangup_fd(client_gone: Callable[[], bool] | None) -> int | None:

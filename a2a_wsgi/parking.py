@@ -36,12 +36,12 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .process import announced
 
-__all__ = ["PARK_KEY", "Park", "offer"]
+__all__ = ["PARK_KEY", "Park", "offer", "stream_answer"]
 
 log = logging.getLogger("a2a_wsgi.streams")
 
@@ -56,18 +56,24 @@ _PARKED, _QUEUED, _RUNNING, _ENDED = range(4)
 _LAST_CHUNK = b"0\r\n\r\n"
 
 
-def offer(environ: dict[str, Any], client_gone: Any) -> None:
-    """Mark a stream response the server may hand over: its Park goes on its connection
-    probe (the stream's producer sleeps through it) and in ``environ`` (:data:`PARK_KEY`)."""
+def offer(environ: Mapping[str, Any], client_gone: Any) -> None:
+    """A request whose answer may be a stream the server can hand over: a Park on its
+    connection probe, which the stream's producer sleeps through once driven."""
     info = announced()
     if info is None or not info.parks_streams or not hasattr(client_gone, "park"):
         return
     sock = environ.get("gunicorn.socket")
     if sock is None or hasattr(sock, "getpeercert") or environ.get("HTTP_VERSION") == "2":
         return  # TLS (bytes must go through the SSL object) or HTTP/2 (framed streams)
-    park = Park()
-    client_gone.park = park
-    environ[PARK_KEY] = park
+    client_gone.park = Park()
+
+
+def stream_answer(environ: dict[str, Any], client_gone: Any) -> None:
+    """The answer is a stream: the app drives it (``environ[PARK_KEY]``) when its
+    connection was offered a Park."""
+    park = getattr(client_gone, "park", None)
+    if park is not None:
+        environ[PARK_KEY] = park
 
 
 class _Drained:
@@ -91,11 +97,14 @@ class Park:
     driven here (only then does the producer yield IDLE instead of sleeping).
     """
 
-    __slots__ = ("driving", "_woken", "_state", "_body", "_chunks", "_sock", "_hold",
-                 "_chunked")
+    __slots__ = ("driving", "closes", "_woken", "_state", "_body", "_chunks", "_sock",
+                 "_hold", "_chunked")
 
     def __init__(self) -> None:
         self.driving = False
+        #: The stream follows a task (set before its first write): it will park, so its
+        #: response says ``Connection: close`` rather than promise a next request.
+        self.closes = False
         self._woken = False
         self._state = _RUNNING
         self._body: Iterable[bytes] = ()
@@ -137,6 +146,8 @@ class Park:
         chunks = iter(body)
         try:
             while True:
+                if self.closes and not response.headers_sent:
+                    response.force_close()
                 try:
                     chunk = next(chunks)
                 except StopIteration:

@@ -1,8 +1,9 @@
 """Held streams park under ``a2a serve``'s gevent worker (a2a_wsgi.parking): once a
 subscription sleeps, gunicorn's handler for its connection ends and the process resumes
 the stream when its task moves, its heartbeat is due or its client hangs up. The wire
-is what it was (events, heartbeats, the chunked end); the connection closes after the
-end. Under gthread nothing parks and the connection is kept alive."""
+is what it was (events, heartbeats, the chunked end) but for ``Connection: close``: the
+connection closes after the end. Under gthread nothing parks and the connection is kept
+alive."""
 
 from __future__ import annotations
 
@@ -86,6 +87,8 @@ def test_a_held_stream_gets_events_heartbeats_and_its_end(tmp_path: Path, worker
             seen = _read_until(sock, b"", b"\ndata:", 10)
             head = seen.split(b"\r\n\r\n", 1)[0]
             assert head.startswith(b"HTTP/1.1 200") and b"Transfer-Encoding: chunked" in head
+            # a stream that parks says its connection closes after it (none of it is kept)
+            assert (b"Connection: close" in head) == parks, head
             seen = _read_until(sock, seen, b": ping", 5)  # a heartbeat while it sleeps
             peer.rpc("cancel", {"id": task["id"]})
             seen = _read_until(sock, seen, b"0\r\n\r\n", 10)
