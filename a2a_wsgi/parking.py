@@ -146,17 +146,19 @@ class Park:
         chunks = iter(body)
         try:
             while True:
-                if self.closes and not response.headers_sent:
-                    response.force_close()
                 try:
                     chunk = next(chunks)
                 except StopIteration:
                     return _Drained(body)
                 if chunk:
+                    if self.closes and not response.headers_sent:
+                        response.force_close()  # (Connection: close, with the headers)
                     response.write(chunk)
                 elif not self._woken:
                     break  # asleep: hand it over
-            response.send_headers()  # (written already, unless nothing was)
+            if not response.headers_sent:
+                response.force_close()
+                response.send_headers()
             sock = response.sock
             # a file made from the socket: the descriptor outlives gunicorn's close()
             self._hold = sock.makefile("wb", buffering=0)
