@@ -143,3 +143,29 @@ def test_a_rest_subscription_parks_and_goes_on_when_another_client_hangs_up(
             assert b"TASK_STATE_CANCELED" in seen
         log = server.log()
     assert log.count(PARKED) >= 2 and "Traceback" not in log, log[-3000:]
+
+
+def test_a_client_that_subscribed_goes_on_calling_on_the_same_session(tmp_path: Path) -> None:
+    """After a parked stream ends the server closes its connection; a requests-based client
+    (ours) told so by Connection: close opens a new one, and every call after succeeds."""
+    from a2a_client import A2AClient
+
+    with _serve(tmp_path, "gevent") as server:
+        server.wait_ready()
+        client = A2AClient(server.url, binding="JSONRPC")
+        try:
+            for _ in range(5):
+                task = fresh_peer(server.url).send("hang", blocking=False)
+                states = []
+                for event in client.subscribe(task["id"]):
+                    states.append(event.status.state.value)  # the task, then its updates
+                    if len(states) == 1:
+                        client.cancel_task(task["id"])  # on the same session, mid-stream
+                assert states[0] == "working", states
+                assert states[-1] == "canceled", states
+                for _ in range(3):  # straight after the close, on the same session
+                    assert client.get_task(task["id"]).id == task["id"]
+        finally:
+            client.close()
+        log = server.log()
+    assert log.count(PARKED) >= 5 and "Traceback" not in log, log[-3000:]
