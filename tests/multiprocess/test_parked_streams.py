@@ -169,3 +169,50 @@ def test_a_client_that_subscribed_goes_on_calling_on_the_same_session(tmp_path: 
             client.close()
         log = server.log()
     assert log.count(PARKED) >= 5 and "Traceback" not in log, log[-3000:]
+
+
+def test_the_official_sdk_client_subscribes_to_parked_streams_and_goes_on(
+        tmp_path: Path) -> None:
+    """The official Python SDK (a2a-sdk, httpx) against ``a2a serve``: three rounds of send,
+    subscribe, cancel mid-stream and get on one httpx client, its pool meeting the closed
+    connections of parked streams."""
+    import asyncio
+
+    import httpx
+    from a2a.client import ClientConfig, create_client
+    from a2a.types import a2a_pb2 as pb
+
+    async def scenario(url: str) -> list[list[str]]:
+        rounds = []
+        async with httpx.AsyncClient(timeout=10) as http:
+            plain = await create_client(url, ClientConfig(httpx_client=http, streaming=False,
+                                                          polling=True))
+            streaming = await create_client(url, ClientConfig(httpx_client=http,
+                                                              streaming=True))
+            for n in range(3):
+                request = pb.SendMessageRequest(message=pb.Message(
+                    message_id=f"m-{n}-{time.monotonic_ns()}", role=pb.Role.ROLE_USER,
+                    parts=[pb.Part(text="hang")]))
+                sent = [e async for e in plain.send_message(request)][0].task
+                seen: list[str] = []
+                async for event in streaming.subscribe(pb.SubscribeToTaskRequest(id=sent.id)):
+                    kind = event.WhichOneof("payload")
+                    state = (event.task.status.state if kind == "task"
+                             else event.status_update.status.state)
+                    seen.append(pb.TaskState.Name(state))
+                    if len(seen) == 1:
+                        await plain.cancel_task(pb.CancelTaskRequest(id=sent.id))
+                after = await plain.get_task(pb.GetTaskRequest(id=sent.id))
+                seen.append(pb.TaskState.Name(after.status.state))
+                rounds.append(seen)
+            await plain.close()
+            await streaming.close()
+        return rounds
+
+    with _serve(tmp_path, "gevent") as server:
+        server.wait_ready()
+        rounds = asyncio.run(asyncio.wait_for(scenario(server.url), 60))
+        log = server.log()
+    for seen in rounds:
+        assert seen[0] == "TASK_STATE_WORKING" and seen[-2:] == ["TASK_STATE_CANCELED"] * 2, seen
+    assert log.count(PARKED) >= 3 and "Traceback" not in log, log[-3000:]
