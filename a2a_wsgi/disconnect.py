@@ -30,8 +30,7 @@ from typing import Any
 
 from .concurrency import cooperative
 
-__all__ = ["HangupWatch", "client_gone_probe", "client_socket", "expect_parking", "hangup_fd",
-           "parked", "watch_hangup"]
+__all__ = ["HangupWatch", "client_gone_probe", "client_socket", "hangup_fd", "watch_hangup"]
 
 log = logging.getLogger("a2a_wsgi.streams")
 
@@ -63,7 +62,8 @@ class _Probe:
     def __init__(self, fileno: Callable[[], int]) -> None:
         self._fileno = fileno
         self._gone = False
-        #: The stream's :class:`~a2a_wsgi.parking.Park` when the server may hand it over.
+        #: :mod:`a2a_wsgi.parking`'s: True when the server could hand this connection's
+        #: stream over, then the stream's Park once it follows a task.
         self.park: Any = None
 
     def fileno(self) -> int:
@@ -90,21 +90,6 @@ class _Probe:
         # b"": the client closed its side. Bytes: a pipelined request, so it is still there.
         self._gone = data == b""
         return self._gone
-
-
-def parked(client_gone: Callable[[], bool] | None) -> Any:
-    """The :class:`~a2a_wsgi.parking.Park` driving this connection's stream, else None
-    (the stream sleeps where it runs)."""
-    park = client_gone.park if isinstance(client_gone, _Probe) else None
-    return park if park is not None and park.driving else None
-
-
-def expect_parking(client_gone: Callable[[], bool] | None) -> None:
-    """This connection's stream follows a task, so it will park when the server can hand
-    it over (:mod:`a2a_wsgi.parking`): its response is to say the connection then closes."""
-    park = client_gone.park if isinstance(client_gone, _Probe) else None
-    if park is not None:
-        park.closes = True
 
 
 def hangup_fd(client_gone: Callable[[], bool] | None) -> int | None:

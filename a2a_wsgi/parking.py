@@ -41,7 +41,7 @@ from typing import Any
 
 from .process import announced
 
-__all__ = ["PARK_KEY", "Park", "offer", "stream_answer"]
+__all__ = ["PARK_KEY", "Park", "follows_task", "offer", "parked", "stream_answer"]
 
 log = logging.getLogger("a2a_wsgi.streams")
 
@@ -57,22 +57,35 @@ _LAST_CHUNK = b"0\r\n\r\n"
 
 
 def offer(environ: Mapping[str, Any], client_gone: Any) -> None:
-    """A request whose answer may be a stream the server can hand over: a Park on its
-    connection probe, which the stream's producer sleeps through once driven."""
+    """Note on the request's connection probe that the server could hand a stream of
+    this connection over (a stream that follows a task then gets a Park)."""
     info = announced()
     if info is None or not info.parks_streams or not hasattr(client_gone, "park"):
         return
     sock = environ.get("gunicorn.socket")
     if sock is None or hasattr(sock, "getpeercert") or environ.get("HTTP_VERSION") == "2":
         return  # TLS (bytes must go through the SSL object) or HTTP/2 (framed streams)
-    client_gone.park = Park()
+    client_gone.park = True
+
+
+def follows_task(client_gone: Any) -> None:
+    """The connection's stream follows a task (it sleeps between events): it parks when
+    the connection was offered, so it gets its Park now, before its first write."""
+    if getattr(client_gone, "park", None) is True:
+        client_gone.park = Park()
+
+
+def parked(client_gone: Any) -> Park | None:
+    """The Park driving this connection's stream, else None (it sleeps where it runs)."""
+    park = getattr(client_gone, "park", None)
+    return park if isinstance(park, Park) and park.driving else None
 
 
 def stream_answer(environ: dict[str, Any], client_gone: Any) -> None:
-    """The answer is a stream: the app drives it (``environ[PARK_KEY]``) when its
-    connection was offered a Park."""
+    """The answer is a stream: the app drives it (``environ[PARK_KEY]``) when it has a
+    Park (it follows a task); any other stream is the server's to write as ever."""
     park = getattr(client_gone, "park", None)
-    if park is not None:
+    if isinstance(park, Park):
         environ[PARK_KEY] = park
 
 
@@ -97,14 +110,11 @@ class Park:
     driven here (only then does the producer yield IDLE instead of sleeping).
     """
 
-    __slots__ = ("driving", "closes", "_woken", "_state", "_body", "_chunks", "_sock",
-                 "_hold", "_chunked")
+    __slots__ = ("driving", "_woken", "_state", "_body", "_chunks", "_sock", "_hold",
+                 "_chunked")
 
     def __init__(self) -> None:
         self.driving = False
-        #: The stream follows a task (set before its first write): it will park, so its
-        #: response says ``Connection: close`` rather than promise a next request.
-        self.closes = False
         self._woken = False
         self._state = _RUNNING
         self._body: Iterable[bytes] = ()
@@ -143,6 +153,9 @@ class Park:
         if kind.__name__ != "Response" or kind.__module__ != "gunicorn.http.wsgi":
             return body
         self.driving = True
+        # It will park, and its connection close after it: the headers say so
+        # (Connection: close) rather than promise a next request on it.
+        response.force_close()
         chunks = iter(body)
         try:
             while True:
@@ -151,14 +164,10 @@ class Park:
                 except StopIteration:
                     return _Drained(body)
                 if chunk:
-                    if self.closes and not response.headers_sent:
-                        response.force_close()  # (Connection: close, with the headers)
                     response.write(chunk)
                 elif not self._woken:
                     break  # asleep: hand it over
-            if not response.headers_sent:
-                response.force_close()
-                response.send_headers()
+            response.send_headers()  # (sent with the first chunk, unless there was none)
             sock = response.sock
             # a file made from the socket: the descriptor outlives gunicorn's close()
             self._hold = sock.makefile("wb", buffering=0)

@@ -33,7 +33,8 @@ from a2a_core.errors import InternalError, TaskNotFoundError, UnsupportedOperati
 from a2a_core.models import StreamEvent, TaskStatusUpdateEvent
 from a2a_core.service import HEARTBEAT, IDLE, OutboundEvent, StreamItem
 
-from ..disconnect import HangupWatch, expect_parking, hangup_fd, parked, watch_hangup
+from ..disconnect import HangupWatch, hangup_fd, watch_hangup
+from ..parking import follows_task, parked
 from ..stores import EventsExpiredError, StoredTask, TaskStore
 from ..stores.base import Events
 from ._defaults import Scope
@@ -237,7 +238,7 @@ class Subscriptions:
             raise UnsupportedOperationError(
                 f"Task {task_id} is in a terminal state ({stored.task.status.state.value})"
             )
-        expect_parking(client_gone)
+        follows_task(client_gone)
         return self.follow(stored, resume, client_gone)
 
     def resent(self, task_id: str, scope: Scope,
@@ -255,7 +256,7 @@ class Subscriptions:
             raise TaskNotFoundError(f"Task {task_id} not found")
         if _settled(stored) or not active:
             return iter((OutboundEvent(stored.task, str(stored.event_seq)),))
-        expect_parking(client_gone)
+        follows_task(client_gone)
         return self._follow_run(stored, client_gone)
 
     def _follow_run(self, stored: StoredTask, client_gone: ClientGone) -> Iterator[StreamItem]:
