@@ -150,27 +150,38 @@ class EventStream(Iterator[StreamEvent]):
             if self._settled or self.aborted:
                 return
             failures = 0 if progressed else failures + 1
-            replacement = self._resume(failures, error)
+            replacement, failures = self._resume(failures, error)
             if isinstance(replacement, Task):
                 yield replacement
                 return
             self._reply = replacement
 
-    def _resume(self, failures: int, error: TransportError | None) -> Reply | Task:
-        """Resubscribe after a drop, or raise when we cannot or may not."""
-        if self._reopen is None or self.task_id is None or failures > self.max_reconnects:
-            if error is not None:
-                raise error
-            raise TransportError("the stream ended before the task reached a final state")
-        self.reconnects += 1
-        log.info("stream for task %s dropped; resubscribing (%d)", self.task_id, self.reconnects)
-        self._sleep(self.reconnect_delay * (failures + 1))
-        try:
-            return self._reopen(self.task_id, self.last_event_id)
-        except (UnsupportedOperationError, MethodNotFoundError):
-            if self._fetch is None:
-                raise
-            return self._fetch(self.task_id)
+    def _resume(self, failures: int, error: TransportError | None) -> tuple[Reply | Task, int]:
+        """Resubscribe after a drop, or raise when we cannot or may not; (reply, failures).
+
+        A resubscription that fails to connect (a restarting server refuses connections
+        for a moment) is one more reconnect without progress, tried again after the
+        next delay, not the end of the stream.
+        """
+        while True:
+            if self._reopen is None or self.task_id is None or failures > self.max_reconnects:
+                if error is not None:
+                    raise error
+                raise TransportError("the stream ended before the task reached a final state")
+            self.reconnects += 1
+            log.info("stream for task %s dropped; resubscribing (%d)",
+                     self.task_id, self.reconnects)
+            self._sleep(self.reconnect_delay * (failures + 1))
+            try:
+                return self._reopen(self.task_id, self.last_event_id), failures
+            except (UnsupportedOperationError, MethodNotFoundError):
+                if self._fetch is None:
+                    raise
+                return self._fetch(self.task_id), failures
+            except TransportError as exc:
+                if self.aborted:
+                    raise
+                failures, error = failures + 1, exc
 
     def _read(self, reply: Reply) -> Iterator[StreamEvent]:
         """Events of one reply: SSE, or a single JSON-RPC response if the server sent one."""

@@ -10,6 +10,7 @@ import io
 import json
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -200,3 +201,27 @@ def test_long_poll_path_honours_the_budget(gated: Callable[..., Gated]) -> None:
             client.send_and_wait("hi", timeout=0.5)
     assert not caught.value.task.status.state.is_terminal
     assert len(agent.counting.calls) <= 4  # send, the generation, one held read cut short
+
+
+def test_an_instant_agent_on_a2a_wsgi_costs_the_three_requests_docs_client_md_names() -> None:
+    """Our server acknowledges a non-blocking send before the agent runs, so the send is
+    never settled: docs/client.md must not promise one request for an instant agent."""
+    app = A2AApp(Agent.from_function(lambda m, c: reply("at once"), name="Instant"))
+    counting = Counting(app)
+    served = Served(counting)
+    try:
+        with A2AClient(served.url) as client:
+            result = client.send_and_wait("hi")
+            assert isinstance(result, Task) and result.status.state is TaskState.COMPLETED
+    finally:
+        served.stop()
+        app.close()
+    assert counting.calls == ["SendMessage", "SubscribeToTask", "GetTask"]
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "client.md").read_text()
+    paragraph = page[page.index("`send_and_wait()` sends without blocking"):]
+    paragraph = paragraph[:paragraph.index("\n\n")]
+    assert "an agent that answers immediately costs one request" not in paragraph
+    assert "even an agent that answers immediately costs three: `SendMessage`, " \
+           "`SubscribeToTask`" in " ".join(paragraph.split())
+    assert "the `GetTask` that fetches the settled task" in " ".join(paragraph.split())
