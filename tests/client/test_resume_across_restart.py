@@ -27,19 +27,27 @@ from a2a_wsgi.settings import StreamSettings
 
 
 class Ticking(Agent):
-    """WORKING, with a status update every 0.1 s, until the task is canceled."""
+    """WORKING, with a status update every 0.1 s, until the task is canceled or the test ends.
+
+    The first server's run never sees the cancel: it is made through the second server, and
+    a closed app's lease keeper no longer watches the store. Its agent thread is one of the
+    runtime pool's, which the interpreter joins at exit, so the test ends it itself.
+    """
 
     name = "Ticking"
 
+    def __init__(self, ended: threading.Event) -> None:
+        self.ended = ended
+
     def handle_message(self, message: Message, context: AgentContext) -> Any:
         context.emit_status(TaskState.WORKING, "started")
-        while not context.cancelled.wait(0.1):
+        while not context.cancelled.wait(0.1) and not self.ended.is_set():
             context.emit_status(TaskState.WORKING, "tick")
         return working()
 
 
-def _app(store: str) -> A2AApp:
-    return A2AApp(Ticking(), store=store, streams=StreamSettings(heartbeat_interval=0.5))
+def _app(store: str, ended: threading.Event) -> A2AApp:
+    return A2AApp(Ticking(ended), store=store, streams=StreamSettings(heartbeat_interval=0.5))
 
 
 def _state(event: Any) -> TaskState | None:
@@ -50,7 +58,8 @@ def _state(event: Any) -> TaskState | None:
 def test_a_stream_survives_a_restart_whose_first_reconnect_is_refused(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'tasks.sqlite3'}"
     port = free_port()
-    first_app = _app(store)
+    ended = threading.Event()
+    first_app = _app(store, ended)
     first = serve(first_app, f"127.0.0.1:{port}")
     second_app: A2AApp | None = None
     second: Any = None
@@ -67,7 +76,7 @@ def test_a_stream_survives_a_restart_whose_first_reconnect_is_refused(tmp_path: 
                 first.stop()          # the port now refuses connections
                 first_app.close()     # and its open streams end
                 time.sleep(1.0)       # the reconnect at 0.3 s is refused
-                second_app = _app(store)
+                second_app = _app(store, ended)
                 second = serve(second_app, f"127.0.0.1:{port}")
                 restarted.set()
                 time.sleep(0.5)
@@ -81,6 +90,7 @@ def test_a_stream_survives_a_restart_whose_first_reconnect_is_refused(tmp_path: 
             assert stream.reconnects >= 2  # one refused, one that got through
             assert stream.last_event_id is not None  # it resumed from an SSE id
     finally:
+        ended.set()
         if second is not None:
             second.stop()
         if second_app is not None:
