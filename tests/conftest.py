@@ -12,7 +12,7 @@ import traceback
 import pytest
 
 #: How long threads a test left behind may take to end once the session is over.
-_STRAY_GRACE = 30.0
+_STRAY_GRACE = float(os.environ.get("A2A_TEST_STRAY_GRACE", "30"))
 
 _exitstatus = 0
 
