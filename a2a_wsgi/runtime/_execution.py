@@ -214,7 +214,7 @@ class AgentRunner:
 
     def _call_agent(self, run: Run) -> Outcome | None:
         try:
-            return as_outcome(self.agent.handle_message(run.message, run.context))
+            return as_outcome(self.agent.handle_message(run.message, run.hand_over_context()))
         except Exception as exc:
             log.exception("agent raised while handling task %s", run.task_id)
             agent_raised(exc)

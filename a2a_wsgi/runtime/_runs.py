@@ -52,6 +52,9 @@ class Run:
         self.cond = Signal(self.lock)
         #: Set when the streaming client went away: stop consuming the agent's iterator.
         self.detached = threading.Event()
+        #: Set on cancel (here or on another worker) or a lost lease: the agent should stop.
+        self.cancelled = threading.Event()
+        #: The agent's context, until :meth:`hand_over_context` gives it to the agent.
         self.context = AgentContext(
             task_id=task_id,
             context_id=context_id,
@@ -59,6 +62,7 @@ class Run:
             metadata=call.metadata,
             extensions=call.extensions,
             identity=call.identity,
+            cancelled=self.cancelled,
         )
         self.created = not is_new
         #: The task as first stored for this run (a stream's first item).
@@ -74,10 +78,17 @@ class Run:
         #: task (idempotent sends): that task's id, which the send answers instead.
         self.duplicate_of: str | None = None
 
-    @property
-    def cancelled(self) -> threading.Event:
-        """Set on cancel (here or on another worker) or a lost lease: the agent should stop."""
-        return self.context.cancelled
+    def hand_over_context(self) -> AgentContext:
+        """The agent's context, which the run lets go of as the agent is called.
+
+        From then on only the agent holds it, for as long as it likes (emitting through
+        its updater, which holds this run). Were the run to keep it too, each run would
+        be a reference cycle, freed only by the garbage collector (with everything the
+        run holds: its events, locks and tasks), not when its last user lets go of it.
+        """
+        context = self.context
+        del self.context
+        return context
 
     def poke(self) -> None:
         """Wake whoever waits on this run: something was committed or it ended."""

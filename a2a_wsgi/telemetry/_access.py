@@ -101,6 +101,17 @@ def observe(environ: dict[str, Any], start_response: StartResponse,
     return _ObservedBody(body, call)
 
 
+def _always() -> bool:
+    """A stream's count is read: the span or the metrics will (an SDK listens)."""
+    return True
+
+
+def _logging_warnings() -> bool:
+    """Whether a stream's count will be read without a span or metrics: by the line
+    (INFO, or WARNING when the answer failed). Without it, its items pass unnoted."""
+    return log.isEnabledFor(logging.WARNING)
+
+
 class _Call:
     """One request being answered: its clock, ids, span and record."""
 
@@ -120,17 +131,14 @@ class _Call:
         self.stream_end: str | None = None
         #: Whether an OpenTelemetry SDK listens: without one, no span and no metrics.
         self.metered = otel is not None and otel.listening()
-        self.record.counting = self.counting
+        # a plain function, not a bound method: the record (in the environ) must not
+        # hold the call, or the two would be a cycle only the collector frees
+        self.record.counting = _always if self.metered else _logging_warnings
         method = environ.get("REQUEST_METHOD", "GET")
         self.span = None if not self.metered else otel.start(
             f"A2A {method}", otel.SERVER, {"http.request.method": method},
             incoming=self.incoming, tracestate=environ.get("HTTP_TRACESTATE"))
         self._done = False
-
-    def counting(self) -> bool:
-        """Whether a stream's count will be read: by the line (INFO, or WARNING when the
-        answer failed), the span or the metrics. Without any, its items pass unnoted."""
-        return self.metered or log.isEnabledFor(logging.WARNING)
 
     def start_response(self, status: str, headers: list[tuple[str, str]],
                        exc_info: Any = None) -> Any:
