@@ -139,6 +139,33 @@ def test_the_wheel_alone_serves_the_echo_example(wheel_venv: Path, tmp_path: Pat
         log.close()
 
 
+def test_the_wheel_alone_runs_a2a_serve_with_several_workers(wheel_venv: Path,
+                                                             tmp_path: Path) -> None:
+    """``a2a serve`` with its default worker (gevent) from the wheel and its dependencies
+    alone: nothing the test extra brings along (gunicorn's gevent worker imports
+    ``packaging``, which the test venv has through pytest) may be needed."""
+    a2a = wheel_venv / "bin" / "a2a"
+    shutil.copy(ROOT / "examples" / "echo.py", tmp_path / "echo.py")
+    port = free_port()
+    log = (tmp_path / "serve.log").open("wb")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen([str(a2a), "serve", "echo:app", "--bind", f"127.0.0.1:{port}",
+                             "--workers", "2"], cwd=tmp_path, env=env, start_new_session=True,
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_listening(proc, port, tmp_path / "serve.log")
+        sent = subprocess.run([str(a2a), "send", f"http://127.0.0.1:{port}/", "hello", "--wait"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                              check=False, stdin=subprocess.DEVNULL)
+        assert sent.returncode == 0, (sent.stdout, sent.stderr,
+                                      (tmp_path / "serve.log").read_text())
+        assert "hello" in sent.stdout, sent.stdout
+    finally:
+        stop_group(proc)
+        log.close()
+    assert "Traceback" not in (tmp_path / "serve.log").read_text()
+
+
 def _wait_listening(proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
     """Until the port takes connections; fail with the server's log if it exits first."""
     deadline = time.monotonic() + 60
