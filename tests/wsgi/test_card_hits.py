@@ -4,16 +4,15 @@ same headers, and never a stale or wrong one (another host, mount, version, sign
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
 import pytest
+from support import wsgi_calls
 
 from a2a_core.card_endpoint import CardEndpoint
 from a2a_core.http import Headers, HttpRequest
@@ -40,34 +39,15 @@ def app() -> Iterator[A2AApp]:
     served.close()
 
 
-def environ(method: str = "GET", host: str = "127.0.0.1:8000", script: str = "",
-            query: str = "", **headers: str) -> dict[str, Any]:
-    env: dict[str, Any] = {
-        "REQUEST_METHOD": method, "SCRIPT_NAME": script, "PATH_INFO": CARD_PATH,
-        "QUERY_STRING": query, "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000",
-        "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": host, "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
-        "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.version": (1, 0)}
-    for name, value in headers.items():
-        env["HTTP_" + name.upper()] = value
-    return env
+def environ(method: str = "GET", **options: Any) -> dict[str, Any]:
+    return wsgi_calls.environ(method, CARD_PATH, **options)
 
 
 def call(app: A2AApp, env: dict[str, Any]) -> tuple[str, dict[str, str], bytes]:
-    seen: dict[str, Any] = {}
-
-    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-        seen["status"], seen["headers"] = status, headers
-        return lambda data: None
-
-    body = app(env, start_response)
-    try:
-        data = b"".join(body)
-    finally:
-        getattr(body, "close", lambda: None)()
-    headers = [(k, v) for k, v in seen["headers"] if k != "X-Request-Id"]
+    status, given, data = wsgi_calls.call(app, env)
+    headers = [(k, v) for k, v in given if k != "X-Request-Id"]
     assert len(headers) == len(dict(headers))  # no header twice
-    return seen["status"], dict(headers), data
+    return status, dict(headers), data
 
 
 def url_of(body: bytes) -> str:

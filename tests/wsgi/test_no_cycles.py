@@ -11,15 +11,14 @@ nothing.
 from __future__ import annotations
 
 import gc
-import io
 import json
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from support.wsgi_calls import call, environ
 
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, stream
@@ -42,18 +41,7 @@ class Echo(Agent):
 
 def _environ(method: str, path: str, body: Any = None, **headers: str) -> Environ:
     data = json.dumps(body).encode() if body is not None else b""
-    environ: Environ = {
-        "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path, "QUERY_STRING": "",
-        "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1",
-        "HTTP_HOST": "127.0.0.1:8000", "REMOTE_ADDR": "127.0.0.1", "wsgi.url_scheme": "http",
-        "wsgi.input": io.BytesIO(data), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
-        "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.version": (1, 0),
-        "HTTP_A2A_VERSION": "1.0",
-    }
-    if data:
-        environ["CONTENT_LENGTH"], environ["CONTENT_TYPE"] = str(len(data)), "application/json"
-    environ.update({"HTTP_" + k.upper(): v for k, v in headers.items()})
-    return environ
+    return environ(method, path, data, a2a_version="1.0", **headers)
 
 
 def _message(text: str) -> dict[str, Any]:
@@ -64,25 +52,10 @@ def _rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
 
 
-def _call(app: A2AApp, environ: Environ) -> tuple[str, dict[str, str], bytes]:
-    seen: dict[str, Any] = {}
-
-    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-        seen["status"], seen["headers"] = status, dict(headers)
-        return lambda data: None
-
-    body = app(environ, start_response)
-    try:
-        data = b"".join(body)
-    finally:
-        getattr(body, "close", lambda: None)()
-    return seen["status"], seen["headers"], data
-
-
 def _requests(app: A2AApp) -> dict[str, Callable[[], Environ]]:
-    _, card_headers, _ = _call(app, _environ("GET", "/.well-known/agent-card.json"))
-    _, _, sent = _call(app, _environ("POST", "/", _rpc("SendMessage",
-                                                        {"message": _message("hi")})))
+    _, card_headers, _ = call(app, _environ("GET", "/.well-known/agent-card.json"))
+    _, _, sent = call(app, _environ("POST", "/", _rpc("SendMessage",
+                                                      {"message": _message("hi")})))
     task_id = json.loads(sent)["result"]["task"]["id"]
     return {
         "SendMessage": lambda: _environ("POST", "/", _rpc("SendMessage",
@@ -95,7 +68,7 @@ def _requests(app: A2AApp) -> dict[str, Callable[[], Environ]]:
         "GetTask": lambda: _environ("POST", "/", _rpc("GetTask", {"id": task_id})),
         "card": lambda: _environ("GET", "/.well-known/agent-card.json"),
         "card 304": lambda: _environ("GET", "/.well-known/agent-card.json",
-                                     if_none_match=card_headers["ETag"]),
+                                     if_none_match=dict(card_headers)["ETag"]),
     }
 
 
@@ -111,13 +84,13 @@ def app() -> Iterator[A2AApp]:
 def test_a_request_leaves_no_cycle(app: A2AApp, name: str) -> None:
     make = _requests(app)[name]
     for _ in range(5):  # warmed up: whatever is made once per app or thread exists
-        _call(app, make())
+        call(app, make())
     time.sleep(0.2)
     gc.collect()
     gc.disable()
     try:
         for _ in range(20):
-            status, _, _ = _call(app, make())
+            status, _, _ = call(app, make())
             assert status.startswith(("200", "304")), status
         time.sleep(0.3)  # the agent's pool thread ends its bookkeeping after the answer
         gc.set_debug(gc.DEBUG_SAVEALL)
