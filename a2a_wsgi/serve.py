@@ -351,4 +351,12 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
                 sys.exit(_APP_LOAD_ERROR)
             return loaded
 
-    _Application().run()
+    from gunicorn.errors import HaltServer  # type: ignore[import-untyped]
+
+    try:
+        _Application().run()
+    except HaltServer as halted:
+        # gunicorn halts the master when a worker's app fails to load; if another worker
+        # fails the same way while it stops them, that second HaltServer escapes its halt
+        # as a traceback. The workers have said why (one line each): exit as gunicorn would.
+        raise SystemExit(halted.exit_status) from None
