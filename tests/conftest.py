@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 import traceback
+from types import FrameType
 
 import pytest
 
@@ -22,9 +23,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _exitstatus = int(exitstatus)
 
 
-def _idle_pool_worker(thread: threading.Thread) -> bool:
-    """A thread pool's worker waiting for work: the interpreter's exit hook ends it."""
-    frame = sys._current_frames().get(thread.ident or -1)
+def _idle_pool_worker(frame: FrameType | None) -> bool:
+    """A thread pool's worker waiting for work (by its stack): the interpreter's exit hook
+    ends it."""
     in_pool = False
     while frame is not None:
         if frame.f_code.co_filename.endswith(os.path.join("concurrent", "futures", "thread.py")):
@@ -35,11 +36,17 @@ def _idle_pool_worker(thread: threading.Thread) -> bool:
     return in_pool
 
 
-def _strays() -> list[threading.Thread]:
-    """Live non-daemon threads the interpreter would wait for at exit, for ever if blocked."""
-    return [t for t in threading.enumerate()
-            if t is not threading.main_thread() and not t.daemon and t.is_alive()
-            and not _idle_pool_worker(t)]
+def _strays() -> list[tuple[threading.Thread, FrameType | None]]:
+    """Live non-daemon threads the interpreter would wait for at exit, for ever if blocked,
+    each with its current frame."""
+    frames = sys._current_frames()
+    found = []
+    for thread in threading.enumerate():
+        frame = frames.get(thread.ident or -1)
+        if (thread is not threading.main_thread() and not thread.daemon and thread.is_alive()
+                and not _idle_pool_worker(frame)):
+            found.append((thread, frame))
+    return found
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -55,12 +62,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     strays = _strays()
     if not strays:
         return
-    frames = sys._current_frames()
     lines = [f"\n{len(strays)} non-daemon thread(s) still running {_STRAY_GRACE:.0f} s after "
              "the session; a test left them blocked:\n"]
-    for thread in strays:
+    for thread, frame in strays:
         lines.append(f"--- {thread.name} ---\n")
-        frame = frames.get(thread.ident or -1)
         if frame is not None:
             lines.extend(traceback.format_stack(frame))
     sys.stdout.flush()

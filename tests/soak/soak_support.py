@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -16,7 +17,8 @@ from typing import Any
 import requests
 from support.gunicorn import ROOT, ServerProcess, free_port
 
-__all__ = ["SlowHeaderClients", "a2a_serve", "blocking_send", "get_task", "measure"]
+__all__ = ["SlowHeaderClients", "a2a_serve", "blocking_send", "get_task", "measure",
+           "subscribe_request"]
 
 HERE = Path(__file__).resolve().parent
 
@@ -57,6 +59,15 @@ def blocking_send(url: str, text: str = "hello", timeout: float = 10, *,
 def get_task(url: str, task_id: str, timeout: float) -> dict[str, Any]:
     """GetTask from a fresh client (a new connection)."""
     return _rpc(url, "GetTask", {"id": task_id}, timeout)
+
+
+def subscribe_request(task_id: str, last_event_id: str | None = None) -> bytes:
+    """A raw JSON-RPC SubscribeToTask request (resuming after ``last_event_id`` if given)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
+                       "params": {"id": task_id}}).encode()
+    resume = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
+    return (f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            f"A2A-Version: 1.0\r\n{resume}Content-Length: {len(body)}\r\n\r\n").encode() + body
 
 
 def measure(pid: int) -> tuple[int, int]:

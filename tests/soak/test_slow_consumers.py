@@ -3,7 +3,6 @@ hundreds of them cost bounded memory, given back once they leave."""
 
 from __future__ import annotations
 
-import json
 import re
 import socket
 import time
@@ -15,19 +14,12 @@ from soak_support import (
     blocking_send,
     clients_reading_nothing,
     measure,
+    subscribe_request,
     wait_until,
     workers_of,
 )
 
 pytestmark = pytest.mark.slow
-
-
-def subscribe_request(task_id: str, last_event_id: str | None = None) -> bytes:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
-                       "params": {"id": task_id}}).encode()
-    resume = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-    return (f"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"A2A-Version: 1.0\r\n{resume}Content-Length: {len(body)}\r\n\r\n").encode() + body
 
 
 def read_all(sock: socket.socket, timeout: float) -> tuple[bytes, bool]:

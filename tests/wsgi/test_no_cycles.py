@@ -52,7 +52,16 @@ def _rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
 
 
-def _requests(app: A2AApp) -> dict[str, Callable[[], Environ]]:
+@pytest.fixture(scope="module")
+def app() -> Iterator[A2AApp]:
+    served = A2AApp(Echo())
+    yield served
+    served.close()
+
+
+@pytest.fixture(scope="module")
+def makers(app: A2AApp) -> dict[str, Callable[[], Environ]]:
+    """Each request's environ maker (a task to get and the card's ETag made first)."""
     _, card_headers, _ = call(app, _environ("GET", "/.well-known/agent-card.json"))
     _, _, sent = call(app, _environ("POST", "/", _rpc("SendMessage",
                                                       {"message": _message("hi")})))
@@ -72,17 +81,11 @@ def _requests(app: A2AApp) -> dict[str, Callable[[], Environ]]:
     }
 
 
-@pytest.fixture(scope="module")
-def app() -> Iterator[A2AApp]:
-    served = A2AApp(Echo())
-    yield served
-    served.close()
-
-
 @pytest.mark.parametrize("name", ["SendMessage", "HTTP+JSON send", "10-event stream",
                                   "GetTask", "card", "card 304"])
-def test_a_request_leaves_no_cycle(app: A2AApp, name: str) -> None:
-    make = _requests(app)[name]
+def test_a_request_leaves_no_cycle(app: A2AApp, makers: dict[str, Callable[[], Environ]],
+                                   name: str) -> None:
+    make = makers[name]
     for _ in range(5):  # warmed up: whatever is made once per app or thread exists
         call(app, make())
     time.sleep(0.2)
