@@ -53,7 +53,7 @@ class Output:
 
 
 def state_name(state: TaskState) -> str:
-    return state.value.replace("_", "-")
+    return str(state)
 
 
 def _task_exit(task: Task) -> int:

@@ -121,7 +121,7 @@ def _fetch_one(
         reply = transport.request("GET", card_url, headers=headers, timeout=timeout)
         payload = reply.read()
         if reply.status_code not in (200, 304):
-            raise HTTPStatusError(reply.status_code, reply.headers, payload)
+            raise HTTPStatusError.from_reply(reply, payload)
         body = cache.receive(card_url, reply.status_code, dict(reply.headers), payload, now())
     try:
         document = json.loads(body)

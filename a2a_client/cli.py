@@ -106,7 +106,9 @@ def _run(args: argparse.Namespace, out: Output) -> int:
         ) as client:
             return _COMMANDS[args.command](client, args, out)
     except (A2AError, ValueError) as exc:
-        known = describe_failure(exc, args.url, args.timeout)
+        given = args.token is not None or any(
+            name.lower() == "authorization" for name, _ in args.header)
+        known = describe_failure(exc, args.url, args.timeout, credentials=given)
         if known is not None:
             return _fail(out, *known)
         if isinstance(exc, ValueError):

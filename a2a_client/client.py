@@ -306,14 +306,14 @@ class A2AClient(TaskOperations):
 
     def send_message(
         self,
-        message: str | Message,
+        message: str | Message | Mapping[str, Any],
         *,
         context_id: str | None = None,
         task_id: str | None = None,
         blocking: bool = True,
         history_length: int | None = None,
         accepted_output_modes: Sequence[str] = (),
-        push_notification_config: PushNotificationConfig | None = None,
+        push_notification_config: PushNotificationConfig | Mapping[str, Any] | str | None = None,
         metadata: Mapping[str, Any] | None = None,
         timeout: TimeoutLike | None = None,
     ) -> SendResult:
@@ -337,13 +337,13 @@ class A2AClient(TaskOperations):
 
     def stream_message(
         self,
-        message: str | Message,
+        message: str | Message | Mapping[str, Any],
         *,
         context_id: str | None = None,
         task_id: str | None = None,
         history_length: int | None = None,
         accepted_output_modes: Sequence[str] = (),
-        push_notification_config: PushNotificationConfig | None = None,
+        push_notification_config: PushNotificationConfig | Mapping[str, Any] | str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> EventStream:
         """SendStreamingMessage (``message/stream``): an iterator of typed events.
@@ -380,7 +380,7 @@ class A2AClient(TaskOperations):
 
     def send_and_wait(
         self,
-        message: str | Message,
+        message: str | Message | Mapping[str, Any],
         *,
         poll_every: float = DEFAULT_POLL_EVERY,
         timeout: float = DEFAULT_WAIT_TIMEOUT,

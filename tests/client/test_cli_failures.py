@@ -114,12 +114,12 @@ def _status(code: int, body: str, mimetype: str) -> Any:
 
 @pytest.mark.parametrize(("status", "body", "mimetype", "expected"), [
     (404, "<html><body>" + "x" * 500 + "</body></html>", "text/html",
-     "HTTP 404 Not Found from {url}: check the URL (the agent's base URL, or its card URL)"),
+     "HTTP 404 Not Found from {url}.well-known/agent-card.json: check the URL (the agent's base URL, or its card URL)"),
     (502, '{"error": {"message": "upstream down"}, "pad": "' + "y" * 400 + '"}',
      "application/json",
-     "HTTP 502 Bad Gateway from {url} (upstream down): the agent (or a proxy before it) failed"),
+     "HTTP 502 Bad Gateway from {url}.well-known/agent-card.json (upstream down): the agent (or a proxy before it) failed"),
     (403, "no " * 100, "text/plain",
-     "HTTP 403 Forbidden from {url} (no no"),
+     "HTTP 403 Forbidden from {url}.well-known/agent-card.json (no no"),
 ])
 def test_http_statuses_get_a_reason_and_a_next_step(
         serve: Callable[[Any], str], capsys: Any, status: int, body: str, mimetype: str,
