@@ -397,4 +397,5 @@ class A2AClient(TaskOperations):
         if isinstance(result, Message) or is_settled(result):
             return result
         return self.wait(result.id, poll_every=poll_every, timeout=timeout,
-                         on_update=on_update, cancel=cancel, first=result)
+                         on_update=on_update, cancel=cancel, first=result,
+                         history_length=send_options.get("history_length"))
