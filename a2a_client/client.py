@@ -41,6 +41,7 @@ from a2a_core.models import (
 )
 from a2a_core.optable import AnyOperation, Operation, OperationSpec
 
+from ._coerce import as_model
 from .auth import as_auth, as_card_verifier
 from .bindings import HTTP_JSON, JSONRPC, as_bindings, choose_endpoint
 from .cards import Endpoint, card_url_for, fetch_card
@@ -73,7 +74,7 @@ class A2AClient(TaskOperations):
 
     :param url_or_card: the agent's base URL (its card is at
         ``<url>/.well-known/agent-card.json``), the card's own URL, or an
-        :class:`~a2a_core.models.AgentCard` already in hand.
+        :class:`~a2a_core.models.AgentCard` already in hand (or its JSON as a dict).
     :param session: a :class:`requests.Session` to borrow (adapters, retries, ``auth``);
         it is never closed by us.
     :param timeout: ``(connect, read)`` seconds for every call (a float sets both).
@@ -102,7 +103,7 @@ class A2AClient(TaskOperations):
 
     def __init__(
         self,
-        url_or_card: str | AgentCard,
+        url_or_card: str | AgentCard | Mapping[str, Any],
         *,
         session: requests.Session | None = None,
         timeout: TimeoutLike = DEFAULT_TIMEOUT,
@@ -122,6 +123,11 @@ class A2AClient(TaskOperations):
     ) -> None:
         if version not in ("auto", "0.3", "1.0"):
             raise ValueError(f'version must be "auto", "0.3" or "1.0", not {version!r}')
+        if isinstance(url_or_card, Mapping):
+            url_or_card = as_model(AgentCard, url_or_card, "url_or_card")
+        elif not isinstance(url_or_card, (str, AgentCard)):
+            raise TypeError("url_or_card must be a URL string, an AgentCard or a dict, "
+                            f"not {type(url_or_card).__name__}")
         self._bindings = as_bindings(binding, version)
         self._verify = as_card_verifier(verify_card)
         self._url = url_or_card if isinstance(url_or_card, str) else None

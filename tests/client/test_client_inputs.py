@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 import pytest
+import requests
 
 from a2a_client import A2AClient
 from a2a_core.models import PushNotificationConfig, Role, Task, TaskState, TextPart
@@ -97,3 +98,14 @@ def test_enums_print_as_the_spec_spells_them_and_the_wire_is_unchanged(echo_url:
     assert encode(task, "0.3")["status"]["state"] == "completed"
     assert encode(task.history[0], "1.0")["role"] == "ROLE_USER"
     assert encode(task.history[0], "0.3")["role"] == "user"
+
+
+def test_a_card_may_be_its_json_and_anything_else_is_a_type_error(echo_url: str) -> None:
+    document = requests.get(f"{echo_url}/.well-known/agent-card.json", timeout=10).json()
+    with A2AClient(document) as client:
+        assert client.card.name == "Echo Agent"
+        assert isinstance(client.send_message("from a dict card"), Task)
+    with pytest.raises(TypeError, match="URL string, an AgentCard or a dict, not bytes"):
+        A2AClient(echo_url.encode())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="url_or_card: not a valid AgentCard"):
+        A2AClient({"name": 3})
