@@ -22,7 +22,8 @@ from a2a_core.wire import encode, encode_stream_event
 
 from ._cli_exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_TASK_FAILED
 
-__all__ = ["Output", "parts_text", "show_result", "state_name", "stream_events", "task_exit"]
+__all__ = ["Output", "parts_text", "show_event", "show_result", "state_name", "stream_events",
+           "task_exit"]
 
 
 class Output:
@@ -137,14 +138,19 @@ def _event_line(event: StreamEvent) -> str:
     return f"[{state_name(event.status.state)}] task {event.id}"
 
 
+def show_event(out: Output, event: StreamEvent) -> None:
+    """One event: a JSON line (1.0 StreamResponse), or its human line."""
+    if out.as_json:
+        out.json(encode_stream_event(event, "1.0"))
+    else:
+        out.line(_event_line(event))
+
+
 def stream_events(out: Output, events: Iterable[StreamEvent]) -> int:
     """Print each event; the exit code follows the last known task state."""
     code = EXIT_OK
     for event in events:
-        if out.as_json:
-            out.json(encode_stream_event(event, "1.0"))
-        else:
-            out.line(_event_line(event))
+        show_event(out, event)
         if isinstance(event, (Task, TaskStatusUpdateEvent)):
             state = event.status.state
             code = (

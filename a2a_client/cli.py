@@ -30,12 +30,13 @@ Exit codes (:data:`EXIT_CODES`) tell failure kinds apart for scripts.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from a2a_core.errors import A2AError, MethodNotFoundError, UnsupportedOperationError
-from a2a_core.models import Task
+from a2a_core.models import Task, TaskState
 from a2a_core.wire import encode
 
 from ._cli_check import check_card_command
@@ -44,7 +45,7 @@ from ._cli_exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from ._cli_exits import EXIT_TASK_FAILED as EXIT_TASK_FAILED
 from ._cli_failures import describe_failure, url_problem
 from ._cli_message import build_message
-from ._cli_output import Output, show_result, state_name, stream_events
+from ._cli_output import Output, show_event, show_result, state_name, stream_events, task_exit
 from ._cli_parser import DEFAULT_ACCEPT, build_parser
 from ._cli_push import push_command
 from ._cli_signals import stop_on_signals
@@ -85,7 +86,24 @@ def _send(client: A2AClient, args: argparse.Namespace, out: Output) -> int:
 
 
 def _subscribe(client: A2AClient, args: argparse.Namespace, out: Output) -> int:
-    """SubscribeToTask until the stream ends; a task already settled is shown as it is."""
+    """SubscribeToTask until the stream ends; a task already settled is shown as it is.
+
+    An agent whose card says it does not stream is followed by polling GetTask instead:
+    each new state is a line, then the settled task as ``get`` shows it.
+    """
+    if not client.card.capabilities.streaming:
+        shown: list[TaskState] = []
+
+        def changed(snapshot: Task, _elapsed: float) -> None:
+            if not is_settled(snapshot) and shown[-1:] != [snapshot.status.state]:
+                shown.append(snapshot.status.state)
+                show_event(out, snapshot)
+
+        task = client.wait(args.task_id, timeout=math.inf, on_update=changed)
+        if out.as_json:
+            show_event(out, task)  # one StreamResponse per line, as on the stream path
+            return task_exit(task)
+        return show_result(out, task)
     try:
         with client.subscribe(args.task_id) as events:
             return stream_events(out, events)

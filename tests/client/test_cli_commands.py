@@ -172,3 +172,19 @@ def test_a_send_answered_before_the_task_settles_says_how_to_follow(peer: Peer) 
     waited = a2a("send", peer.url, "x", "--wait", "--poll-every", "0.01")
     assert waited.returncode == 0 and waited.stderr == ""
     assert "(completed)" in waited.stdout and waited.stdout.splitlines()[-1] == "ok"
+
+
+def test_subscribe_polls_an_agent_that_does_not_stream(peer: Peer) -> None:
+    states = iter(["TASK_STATE_WORKING", "TASK_STATE_WORKING", "TASK_STATE_COMPLETED"])
+    peer.handlers["GetTask"] = lambda call: task_json("t1", next(states), output="ok")
+    peer.card = lambda url: {**card_v10(url), "capabilities": {"streaming": False}}
+    done = a2a("subscribe", peer.url, "t1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[working] task t1", "task t1 (completed)  context ctx-1", "ok"]
+    assert peer.rpc_calls("SubscribeToTask") == []
+    states = iter(["TASK_STATE_WORKING", "TASK_STATE_FAILED"])
+    as_json = a2a("subscribe", peer.url, "t1", "--json")
+    assert as_json.returncode == 1
+    assert [json.loads(line)["task"]["status"]["state"] for line in as_json.stdout.splitlines()
+            ] == ["TASK_STATE_WORKING", "TASK_STATE_FAILED"]
