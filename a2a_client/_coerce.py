@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from a2a_core.errors import InvalidParamsError
-from a2a_core.models import PushNotificationConfig, TaskPushNotificationConfig
+from a2a_core.models import AgentCard, PushNotificationConfig, TaskPushNotificationConfig
 from a2a_core.wire import decode
 
-__all__ = ["as_model", "as_push_config"]
+__all__ = ["as_model", "as_push_config", "as_url_or_card"]
 
 T = TypeVar("T")
 
@@ -46,4 +46,14 @@ def as_push_config(value: Any, name: str = "config") -> PushNotificationConfig:
     if isinstance(value, (PushNotificationConfig, Mapping)):
         return as_model(PushNotificationConfig, value, name)
     raise TypeError(f"{name} must be a PushNotificationConfig, a dict or a URL string, "
+                    f"not {type(value).__name__}")
+
+
+def as_url_or_card(value: object) -> str | AgentCard:
+    """What ``A2AClient`` is pointed at: a URL, a card, or the card's JSON as a dict."""
+    if isinstance(value, (str, AgentCard)):
+        return value
+    if isinstance(value, Mapping):
+        return as_model(AgentCard, value, "url_or_card")
+    raise TypeError("url_or_card must be a URL string, an AgentCard or a dict, "
                     f"not {type(value).__name__}")

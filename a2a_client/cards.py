@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -40,6 +40,7 @@ __all__ = [
     "dialect_of",
     "fetch_card",
     "select_endpoint",
+    "utc_now",
 ]
 
 WELL_KNOWN_PATH = "/.well-known/agent-card.json"
@@ -56,6 +57,11 @@ class Endpoint:
     tenant: str | None = None
     #: The card's ``protocolBinding``: ``"JSONRPC"`` or ``"HTTP+JSON"``.
     binding: str = "JSONRPC"
+
+
+def utc_now() -> datetime:
+    """Aware UTC now: the card cache compares it with HTTP dates."""
+    return datetime.now(timezone.utc)
 
 
 def card_url_for(url: str) -> str:

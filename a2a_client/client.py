@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 import requests
@@ -41,10 +40,10 @@ from a2a_core.models import (
 )
 from a2a_core.optable import AnyOperation, Operation, OperationSpec
 
-from ._coerce import as_model
+from ._coerce import as_url_or_card
 from .auth import as_auth, as_card_verifier
 from .bindings import HTTP_JSON, JSONRPC, as_bindings, choose_endpoint
-from .cards import Endpoint, card_url_for, fetch_card
+from .cards import Endpoint, card_url_for, fetch_card, utc_now
 from .channel import Channel
 from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled
 from .rest import RestChannel, rest_stream_event
@@ -62,11 +61,6 @@ DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")
-
-
-def _utc_now() -> datetime:
-    """Aware UTC now: the card cache compares it with HTTP dates."""
-    return datetime.now(timezone.utc)
 
 
 class A2AClient(TaskOperations):
@@ -123,11 +117,7 @@ class A2AClient(TaskOperations):
     ) -> None:
         if version not in ("auto", "0.3", "1.0"):
             raise ValueError(f'version must be "auto", "0.3" or "1.0", not {version!r}')
-        if isinstance(url_or_card, Mapping):
-            url_or_card = as_model(AgentCard, url_or_card, "url_or_card")
-        elif not isinstance(url_or_card, (str, AgentCard)):
-            raise TypeError("url_or_card must be a URL string, an AgentCard or a dict, "
-                            f"not {type(url_or_card).__name__}")
+        url_or_card = as_url_or_card(url_or_card)
         self._bindings = as_bindings(binding, version)
         self._verify = as_card_verifier(verify_card)
         self._url = url_or_card if isinstance(url_or_card, str) else None
@@ -185,14 +175,14 @@ class A2AClient(TaskOperations):
             if self._card is None:
                 raise RuntimeError("no card URL and no card")
             return self._card
-        if self._card is None or refresh or self._cache.fresh(self._card_url, _utc_now()) is None:
+        if self._card is None or refresh or self._cache.fresh(self._card_url, utc_now()) is None:
             try:
                 card, self._card_url = fetch_card(
                     self._transport,
                     self._discovery_url,
                     self._cache,
                     timeout=self.timeout,
-                    now=_utc_now,
+                    now=utc_now,
                     revalidate=refresh,
                     check=self._verify,
                 )
