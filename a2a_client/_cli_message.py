@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
+from a2a_core.jsonvalue import JSONValue
 from a2a_core.models import DataPart, FilePart, Message, Part, Role, TextPart
 
 __all__ = ["build_message"]
@@ -28,7 +29,7 @@ def file_part(path: str) -> FilePart:
     return FilePart(raw=raw, filename=Path(path).name, media_type=media_type)
 
 
-def build_message(text: str, files: Sequence[str], data: Sequence[object],
+def build_message(text: str, files: Sequence[str], data: Sequence[JSONValue],
                   context_id: str | None, task_id: str | None) -> Message:
     """A user message; an empty ``text`` adds no text part (then a file or data must)."""
     parts: list[Part] = [TextPart(text=text)] if text else []
