@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from a2a_core.auth import Principal
 from a2a_core.calls import Refused
@@ -30,10 +30,12 @@ from ..wsgi_io import card_query, request_headers, respond
 if TYPE_CHECKING:
     from ..app import A2AApp
 
-__all__ = ["HostedAnswer", "call_mounted", "login_refusal", "mounted_environ", "refused_answer",
-           "session_challenge", "wsgi_str"]
+__all__ = ["HostedAnswer", "call_mounted", "check_require_login", "hosted_answer",
+           "login_refusal", "mounted_environ", "refused_answer", "session_challenge", "wsgi_str"]
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+#: The host framework's own response (a Django ``HttpResponse``, a Flask return value).
+HostAnswer = TypeVar("HostAnswer")
 
 
 def wsgi_str(text: str) -> str:
@@ -187,3 +189,29 @@ def refused_answer(app: A2AApp, environ: dict[str, Any], refused: Refused) -> Ho
                        headers=request_headers(environ), query=card_query(environ))
     response = app.dispatcher.refuse(bare, refused)
     return call_mounted(lambda _environ, start: respond(response, method, start), environ)
+
+
+def check_require_login(value: object, callable_form: str) -> None:
+    """``require_login`` is True, False or a callable; anything else is a mistake said now."""
+    if not isinstance(value, bool) and not callable(value):
+        raise TypeError(f"require_login is True, False or a callable {callable_form}, "
+                        f"not {type(value).__name__}")
+
+
+def hosted_answer(app: A2AApp, environ: dict[str, Any], *, anonymous: bool,
+                  require_login: bool | Callable[[], HostAnswer],
+                  challenge: Callable[[], str]) -> HostedAnswer | HostAnswer:
+    """What the mount answers: the app's answer, its ``require_login`` 401, or the host's own.
+
+    The host's own (``require_login()``) answers a caller nobody logged in when
+    ``require_login`` is a callable. ``challenge`` makes the session challenge,
+    asked only for a refusal.
+    """
+    if anonymous and require_login is not False:
+        refused = login_refusal(app, environ, challenge())
+        if refused is not None:
+            if require_login is True:
+                return refused_answer(app, environ, refused)
+            if callable(require_login):
+                return require_login()
+    return call_mounted(app, environ)

@@ -29,6 +29,7 @@ when the response is closed (a client gone, a worker stopping). Needs the
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
@@ -39,10 +40,9 @@ from django.views.decorators.csrf import csrf_exempt
 
 from ._hosted import (
     HostedAnswer,
-    call_mounted,
-    login_refusal,
+    check_require_login,
+    hosted_answer,
     mounted_environ,
-    refused_answer,
     session_challenge,
     wsgi_str,
 )
@@ -81,24 +81,18 @@ def a2a_view(app: A2AApp, *, identity: IdentityHook | None = user_identity,
     (:func:`a2a_urls` does); ``identity=None`` records no caller (the app's
     own authenticators decide alone). ``require_login``: see the module.
     """
-    if not isinstance(require_login, bool) and not callable(require_login):
-        raise TypeError("require_login is True, False or a callable(request) -> HttpResponse, "
-                        f"not {type(require_login).__name__}")
+    check_require_login(require_login, "(request) -> HttpResponse")
 
     def view(request: HttpRequest, **kwargs: str) -> HttpResponse:
         who = identity(request) if identity is not None else None
         environ = mounted_environ(request.META, sub_path=wsgi_str(kwargs.get(SUB_PATH, "")),
                                   stream=_body_stream(request), identity=who)
-        answer: HostedAnswer | None = None
-        if who is None and require_login is not False:
-            refused = login_refusal(app, environ, session_challenge(
-                settings.SESSION_COOKIE_NAME, _login_url()))
-            if refused is not None and require_login is True:
-                answer = refused_answer(app, environ, refused)
-            elif refused is not None and callable(require_login):
-                return require_login(request)
-        if answer is None:
-            answer = call_mounted(app, environ)
+        own = require_login if isinstance(require_login, bool) else partial(require_login, request)
+        answer = hosted_answer(app, environ, anonymous=who is None, require_login=own,
+                               challenge=lambda: session_challenge(settings.SESSION_COOKIE_NAME,
+                                                                   _login_url()))
+        if not isinstance(answer, HostedAnswer):
+            return answer  # the site's own answer to a caller nobody logged in
         response: HttpResponse
         if answer.streamed:
             response = StreamingHttpResponse(answer.body, status=answer.status_code,

@@ -32,10 +32,9 @@ from flask.typing import ResponseReturnValue
 
 from ._hosted import (
     HostedAnswer,
-    call_mounted,
-    login_refusal,
+    check_require_login,
+    hosted_answer,
     mounted_environ,
-    refused_answer,
     session_challenge,
     wsgi_str,
 )
@@ -67,9 +66,7 @@ def mount(site: flask.Flask | flask.Blueprint, prefix: str, app: A2AApp, *,
     ``identity=None`` records no caller: the app's own authenticators decide alone.
     ``require_login``: see the module.
     """
-    if not isinstance(require_login, bool) and not callable(require_login):
-        raise TypeError("require_login is True, False or a callable returning a response, "
-                        f"not {type(require_login).__name__}")
+    check_require_login(require_login, "returning a response")
     prefix = "/" + prefix.strip("/")
 
     def view(a2a_path: str = "") -> ResponseReturnValue:
@@ -79,16 +76,11 @@ def mount(site: flask.Flask | flask.Blueprint, prefix: str, app: A2AApp, *,
         # it (a blueprint's prefix too) becomes the mount.
         environ = mounted_environ(request.environ, sub_path=wsgi_str(a2a_path),
                                   stream=request.stream, identity=who)
-        answer: HostedAnswer | None = None
-        if who is None and require_login is not False:
-            cookie = str(flask.current_app.config["SESSION_COOKIE_NAME"])
-            refused = login_refusal(app, environ, session_challenge(cookie))
-            if refused is not None and require_login is True:
-                answer = refused_answer(app, environ, refused)
-            elif refused is not None and callable(require_login):
-                return require_login()
-        if answer is None:
-            answer = call_mounted(app, environ)
+        answer = hosted_answer(app, environ, anonymous=who is None, require_login=require_login,
+                               challenge=lambda: session_challenge(
+                                   str(flask.current_app.config["SESSION_COOKIE_NAME"])))
+        if not isinstance(answer, HostedAnswer):
+            return answer  # the site's own answer to a caller nobody logged in
         return flask.Response(answer.body, status=answer.status, headers=answer.headers,
                               direct_passthrough=answer.streamed)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-from typing import Any
 
 import django
 from django.conf import settings
@@ -49,9 +48,9 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.http import HttpRequest, HttpResponse, JsonResponse  # noqa: E402
 from django.urls import include, path  # noqa: E402
 from django.views.decorators.csrf import csrf_exempt  # noqa: E402
+from greeter_agent import Greeter  # noqa: E402
 
-from a2a_core.models import Message  # noqa: E402
-from a2a_wsgi import A2AApp, Agent, AgentContext, reply  # noqa: E402
+from a2a_wsgi import A2AApp  # noqa: E402
 from a2a_wsgi.auth import BearerAuthenticator  # noqa: E402
 from a2a_wsgi.frameworks.django import a2a_urls  # noqa: E402
 
@@ -70,18 +69,6 @@ def _bootstrap() -> None:
 
 
 _bootstrap()
-
-
-class Greeter(Agent):
-    """``Hello <caller> (<type of context.identity>)``, or ``Hello anonymous``."""
-
-    name = "Greeter"
-
-    def handle_message(self, msg: Message, ctx: AgentContext) -> Any:
-        if ctx.identity is None:
-            return reply("Hello anonymous")
-        kind = type(ctx.identity)
-        return reply(f"Hello {ctx.identity} ({kind.__module__}.{kind.__qualname__})")
 
 
 def token_identity(token: str) -> str | None:

@@ -17,10 +17,10 @@ from typing import Any
 
 import flask
 from flask_login import LoginManager, UserMixin, current_user, login_user
+from greeter_agent import Greeter
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
-from a2a_core.models import Message
-from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi import A2AApp
 from a2a_wsgi.auth import BearerAuthenticator
 from a2a_wsgi.frameworks.flask import mount
 
@@ -68,18 +68,6 @@ def token() -> Any:
     if user is None:
         return {"error": "wrong username or password"}, 403
     return {"token": signer.dumps(user.id)}
-
-
-class Greeter(Agent):
-    """``Hello <caller> (<type of context.identity>)``, or ``Hello anonymous``."""
-
-    name = "Greeter"
-
-    def handle_message(self, msg: Message, ctx: AgentContext) -> Any:
-        if ctx.identity is None:
-            return reply("Hello anonymous")
-        kind = type(ctx.identity)
-        return reply(f"Hello {ctx.identity} ({kind.__module__}.{kind.__qualname__})")
 
 
 def token_identity(token: str) -> str | None:

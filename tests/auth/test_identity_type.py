@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 import requests
+from greeter_agent import Greeter
 
 from a2a_core.auth import Principal
-from a2a_wsgi import A2AApp, Agent, AgentContext, get_identity, put_identity, reply
+from a2a_wsgi import A2AApp, AgentContext, get_identity, put_identity
 from a2a_wsgi.auth import BearerAuthenticator
 
 
@@ -90,16 +91,6 @@ def test_an_agent_context_makes_a_principal_of_a_string() -> None:
     assert AgentContext(task_id="t", context_id="c").identity is None
 
 
-class TypeReporter(Agent):
-    """Greets its caller and names the type it was handed."""
-
-    name = "Type Reporter"
-
-    def handle_message(self, msg: Any, ctx: AgentContext) -> Any:
-        kind = type(ctx.identity)
-        return reply(f"Hello {ctx.identity} ({kind.__module__}.{kind.__qualname__})")
-
-
 def _greeting(base: str, headers: dict[str, str]) -> str:
     body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
         "messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}}
@@ -113,7 +104,7 @@ def _greeting(base: str, headers: dict[str, str]) -> str:
 
 def test_auth_and_put_identity_reach_the_agent_as_the_same_type(
         serve: Callable[[Callable[..., Any]], Any]) -> None:
-    app = A2AApp(TypeReporter(), auth=BearerAuthenticator({"tok-1": "user:1"}.get))
+    app = A2AApp(Greeter(), auth=BearerAuthenticator({"tok-1": "user:1"}.get))
 
     def site_login(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         if environ.get("HTTP_X_SITE_USER"):  # a stand-in for the site's session
