@@ -84,7 +84,7 @@ class AuthorizationContext:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: The request's params as received (wire spelling).
     params: Mapping[str, Any] = field(default_factory=dict)
-    #: The authenticated caller (usually a :class:`Principal`), None if anonymous.
+    #: The authenticated caller (a :class:`Principal` when served by A2AApp), None if anonymous.
     identity: Any = None
 
 
