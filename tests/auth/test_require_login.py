@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import flask
 import pytest
 import requests
 from app_auth_support import Caller, assert_refused, result, task_of, texts_of
+from greeter_agent import Greeter
 from host_site_checks import PASSWORD, running_site
 
 from a2a_wsgi import A2AApp, Agent
@@ -158,3 +160,25 @@ def test_require_login_refuses_what_is_neither_a_switch_nor_a_callable() -> None
 
     with pytest.raises(TypeError, match="require_login is True, False or a callable"):
         a2a_urls(app, require_login=1)  # type: ignore[arg-type]
+
+
+def test_require_login_overrides_a_policy_that_admits_anonymous_callers(serve: Any) -> None:
+    from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator
+    from a2a_wsgi.frameworks.flask import mount
+
+    app = A2AApp(Greeter(), auth=AuthPolicy([BearerAuthenticator({"tok-1": "user:1"}.get)],
+                                            required=False))
+    site = flask.Flask(__name__)
+    mount(site, "/open", app, endpoint="open")
+    mount(site, "/closed", app, require_login=True, endpoint="closed")
+    try:
+        base = serve(site).url
+        assert _greeting(Caller(base + "/open", "jsonrpc-1.0").send()) == "Hello anonymous"
+        assert_refused(Caller(base + "/closed", "jsonrpc-1.0").send(), "jsonrpc-1.0",
+                       scheme="Bearer")
+        head = requests.head(base + "/closed/rest/tasks", timeout=10)
+        assert head.status_code == 401 and head.content == b""
+        with_token = Caller(base + "/closed", "rest", headers={"Authorization": "Bearer tok-1"})
+        assert _greeting(with_token.send(), "rest") == f"Hello user:1 {PRINCIPAL}"
+    finally:
+        app.close()
