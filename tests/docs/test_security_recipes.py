@@ -197,3 +197,28 @@ def test_the_django_wsgi_pattern_loads_the_session_user(tmp_path: Path) -> None:
         assert token.count(":") == 2
         assert _reply(_send(url, "by token", headers={"Authorization": f"Bearer {token}"})) \
             == "hello, user:1: by token"
+
+
+def test_without_a_card_route_only_a_pinned_client_reaches_the_agent() -> None:
+    """What the page says of a view that routes the endpoint and not the card."""
+    import flask
+    from support.wsgi_server import Served
+
+    from a2a_wsgi import A2AApp
+    from a2a_wsgi.settings import ProtocolSettings
+    from examples.caller_agent import CallerAgent
+
+    a2a = A2AApp(CallerAgent(), protocol=ProtocolSettings(json_rpc_path="agent", rest_path=None))
+    site = flask.Flask(__name__)
+    site.add_url_rule("/agent/", "agent", lambda: a2a, methods=["POST"])
+    served = Served(site)
+    try:
+        url = served.url + "/agent/"
+        with A2AClient(url) as client, pytest.raises(Exception, match="404"):
+            client.send_message("hi")
+        with A2AClient(url, endpoint=url, version="1.0", binding="JSONRPC") as pinned:
+            task = pinned.send_message("hi")
+            assert task.artifacts[0].parts[0].text == "hello, anonymous: hi"  # type: ignore[union-attr]
+    finally:
+        served.stop()
+        a2a.close()
