@@ -46,6 +46,7 @@ site = flask.Flask(__name__)
 site.secret_key = os.environ.get("FLASK_SECRET_KEY", "example-only-not-secret")
 tokens = URLSafeTimedSerializer(site.secret_key, salt="examples.flask_site.tokens")
 login_manager = LoginManager(site)
+login_manager.login_view = "login"  # where login_manager.unauthorized() sends a browser
 
 
 def user_of_token(token: str) -> User | None:
