@@ -9,13 +9,15 @@ Each command runs in bash exactly as the page writes it, with only these substit
 
 * ``.venv/bin/`` is the folder of the venv running the tests (``sys.executable``'s);
 * ``127.0.0.1:8000`` and ``127.0.0.1:9000`` become free loopback ports;
-* the working directory is a temporary folder holding a link to the checkout's
-  ``examples`` (so files a command writes, such as ``card-key.pem`` or the SQLite file,
-  land there), ``HOME`` is a temporary folder and ``PATH`` is the venv's folder then the
-  system's (``os.defpath``), whatever the caller's were;
-* ``.venv/bin/pip install -e '.[EXTRA]'`` is checked, not run (the suite must not
-  reinstall its own venv): ``EXTRA`` must be an extra of pyproject.toml whose
-  requirements are all installed here.
+* the working directory is a temporary folder holding a copy of the checkout's
+  ``examples`` (so files a command or an example writes, such as ``card-key.pem``, a
+  SQLite file or the Django site's database, land there), ``HOME`` is a temporary folder
+  and ``PATH`` is the venv's folder then the system's (``os.defpath``), whatever the
+  caller's were;
+* ``.venv/bin/pip install -e '.[EXTRA]' [PACKAGE ...]`` is checked, not run (the suite
+  must not reinstall its own venv): ``EXTRA`` must be an extra of pyproject.toml whose
+  requirements are all installed here, and so must each ``PACKAGE``;
+* ``#`` lines are the page's notes, not commands.
 
 A command that serves (gunicorn, an example agent) runs in its own session until the
 test ends, then is stopped (SIGTERM to its group, SIGKILL after a grace period).
@@ -42,7 +44,7 @@ from support.gunicorn import free_port, stop_group
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 BASH = "/bin/bash"
-_PIP_LINE = re.compile(r"^\.venv/bin/pip install -e '\.\[(\w+)\]'$")
+_PIP_LINE = re.compile(r"^\.venv/bin/pip install -e '\.\[(\w+)\]'((?: [\w-]+)*)$")
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +55,8 @@ def commands(page: str, containing: str) -> list[str]:
     text = (ROOT / "docs" / page).read_text()
     blocks = [b for b in re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M) if containing in b]
     assert len(blocks) == 1, f"{page}: {len(blocks)} sh blocks mention {containing!r}"
-    return [line.strip() for line in blocks[0].replace("\\\n", " ").splitlines() if line.strip()]
+    lines = [line.strip() for line in blocks[0].replace("\\\n", " ").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 class Shell:
@@ -62,7 +65,8 @@ class Shell:
     def __init__(self, folder: Path) -> None:
         self.cwd = folder / "work"
         self.cwd.mkdir()
-        (self.cwd / "examples").symlink_to(ROOT / "examples")
+        shutil.copytree(ROOT / "examples", self.cwd / "examples",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.sqlite3*", "*.pem"))
         home = folder / "home"
         home.mkdir()
         self.env = {"PATH": os.pathsep.join([str(VENV_BIN), os.defpath]), "HOME": str(home),
@@ -87,6 +91,10 @@ class Shell:
         return subprocess.run([BASH, "-c", self.substitute(line)], cwd=self.cwd, env=self.env,
                               capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
+
+    def script(self, lines: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        """Several lines in one bash, so a variable one sets is there for the next."""
+        return self.run("\n".join(lines), timeout)
 
     def start(self, line: str, ready_url: str) -> Path:
         """Start a serving line; return its log once ``ready_url`` answers."""
@@ -128,7 +136,7 @@ def check_pip_line(line: str) -> None:
     extras = toml.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]
     assert match[1] in extras, f"no extra {match[1]!r} in pyproject.toml"
-    for spec in extras[match[1]]:
+    for spec in [*extras[match[1]], *match[2].split()]:
         requirement = Requirement(spec)
         installed = metadata.version(requirement.name)
         assert requirement.specifier.contains(installed, prereleases=True), (spec, installed)
@@ -183,6 +191,22 @@ def test_mount_pages_install_serve_and_answer_the_card(shell: Shell, example: st
     assert card["supportedInterfaces"][0]["url"] == shell.url("http://127.0.0.1:8000/a2a/")
     site = requests.get(shell.url("http://127.0.0.1:8000/"), timeout=10)
     assert site.status_code == 200 and "site" in site.text
+
+
+@pytest.mark.parametrize(("site", "caller"), [("examples.django_site.wsgi:application", "user:1"),
+                                            ("examples.flask_site:site", "user:alice")])
+def test_site_pages_log_in_a_program_and_the_agent_names_it(shell: Shell, site: str,
+                                                            caller: str) -> None:
+    """"Inside a Django or Flask site, behind its login": install, serve, take a token from
+    the site's login, send with it; the agent answers the site's user, as the page shows."""
+    pip, server, *calls = commands("serving.md", site)
+    check_pip_line(pip)
+    shell.start(server, "http://127.0.0.1:8000/")
+    answer = shell.script(calls)
+    assert answer.returncode == 0, answer.stderr
+    text = json.loads(answer.stdout)["task"]["artifacts"][0]["parts"][0]["text"]
+    shown = re.findall(r'"text":"(hello, [^"]*)"', (ROOT / "docs" / "serving.md").read_text())
+    assert text == f"hello, {caller}: hi" and text in shown
 
 
 def test_telemetry_gunicorn_config_shows_the_access_lines(shell: Shell) -> None:
