@@ -1,0 +1,248 @@
+"""docs/serving.md's Python fragments, each run in its complete form over HTTP.
+
+A fragment names things the page leaves to the reader (``a2a_app``, ``flask_app``, the
+site's ``verify``). Each test writes a program: what the fragment needs (defined here),
+then the fragment exactly as the page shows it, then calls over HTTP to the served result
+with the real client or ``requests``. The program runs in its own interpreter (Django's
+settings are process-wide) from an empty folder, with the checkout on ``PYTHONPATH`` for
+``examples``, and what it prints must be what the test expects.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from doc_pages import ROOT, block
+
+pytestmark = pytest.mark.slow
+
+#: An agent that answers with the tenant metadata and the caller a middleware gave it.
+TENANT_AGENT = """
+from a2a_wsgi import A2AApp, Agent, reply
+
+def _answer(message, context):
+    who = getattr(context.identity, "identity", context.identity)  # (a Principal or a name)
+    return reply(f"{(context.metadata or {}).get('tenant')} {who}: {message.text}")
+
+a2a_app = A2AApp(Agent.from_function(_answer, name="Tenant Agent"))
+"""
+
+#: A Django project in this process: its URLs are the program's own ``urlpatterns``.
+DJANGO = """
+import django
+from django.conf import settings
+
+settings.configure(
+    DEBUG=False, SECRET_KEY="docs-test-only", ALLOWED_HOSTS=["*"], ROOT_URLCONF="__main__",
+    MIDDLEWARE=MIDDLEWARE, INSTALLED_APPS=["django.contrib.auth", "django.contrib.contenttypes"],
+    DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": "site.sqlite3"}},
+)
+django.setup()
+from django.core.wsgi import get_wsgi_application
+"""
+
+CLIENT = """
+import requests
+from a2a_client import A2AClient
+from a2a_wsgi import serve
+
+def reply_text(task):
+    return task.artifacts[0].parts[0].text
+"""
+
+
+def run(program: str, tmp_path: Path) -> list[str]:
+    """Run ``program``; its stdout lines (it must exit 0)."""
+    script = tmp_path / "program.py"
+    script.write_text(program)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    return done.stdout.splitlines()
+
+
+def fragment(heading: str, containing: str = "") -> str:
+    return block("serving.md", heading, containing=containing).text
+
+
+def program(*parts: str) -> str:
+    return "\n".join(textwrap.dedent(part) for part in parts)
+
+
+def test_first_app_advertises_its_base_url(tmp_path: Path) -> None:
+    lines = run(program(fragment("Serving an agent"), CLIENT, """
+        with serve(app, "127.0.0.1:0") as handle:
+            card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=10).json()
+            print(*[i["url"] for i in card["supportedInterfaces"]])
+        """), tmp_path)
+    base = "https://agents.example.com/echo/"
+    assert lines == [f"{base} {base} {base}rest"]
+
+
+def test_options_example_builds_and_serves_its_settings(tmp_path: Path) -> None:
+    """MyAgent and the site's ``tokens`` are the reader's; the rest is the page's."""
+    lines = run(program("""
+        from examples.echo import EchoAgent as MyAgent
+        tokens = {"t0ken": "alice"}
+        """, fragment("Options"), CLIENT, """
+        print(app.settings.limits.max_parts, app.settings.streams.heartbeat_interval,
+              app.settings.card.trusted_hosts)
+        with serve(app, "127.0.0.1:0") as handle:
+            card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=10).json()
+            print(card["supportedInterfaces"][0]["url"], card["capabilities"]["pushNotifications"])
+            for token in ("t0ken", "wrong"):
+                with A2AClient(handle.url + "/", endpoint=handle.url + "/", version="1.0",
+                               binding="JSONRPC", auth=token) as client:
+                    try:
+                        print(token, reply_text(client.send_message("hi")))
+                    except Exception as refused:
+                        print(token, type(refused).__name__)
+        """), tmp_path)
+    assert lines[:2] == ["32 10 ('agents.example.com',)", "https://agents.example.com/ True"]
+    assert lines[2] == "t0ken hi"
+    assert lines[3].startswith("wrong ") and lines[3] != "wrong hi"
+    assert (tmp_path / "tasks.db").exists()  # store="sqlite:///tasks.db", in the folder it ran in
+
+
+def test_serve_for_scripts_prints_its_url(tmp_path: Path) -> None:
+    lines = run(program("from examples.echo import app", fragment("Running it", "serve(")),
+                tmp_path)
+    assert len(lines) == 1 and re.fullmatch(r"http://127\.0\.0\.1:\d+", lines[0]), lines
+
+
+def test_django_a2a_urls_fragment_serves_the_sites_user(tmp_path: Path) -> None:
+    """``a2a_urls`` behind the site's middleware: the ``request.user`` it sets is the agent's
+    caller (the site's login stands in for Django's session login)."""
+    lines = run(program("""
+        MIDDLEWARE = ["__main__.HeaderLogin"]
+        """, DJANGO, """
+        from django.contrib.auth.models import User
+        from django.core.management import call_command
+        from examples.caller_agent import CallerAgent
+        from a2a_wsgi import A2AApp
+
+        call_command("migrate", verbosity=0)
+        User.objects.create_user("alice")
+
+        class HeaderLogin:  # (the site's own login, for the test: X-User names the user)
+            def __init__(self, get_response):
+                self.get_response = get_response
+
+            def __call__(self, request):
+                name = request.headers.get("X-User")
+                if name:
+                    request.user = User.objects.get(username=name)
+                return self.get_response(request)
+
+        a2a_app = A2AApp(CallerAgent())
+        """, fragment("Inside a Django or Flask site, behind its login", "a2a_urls"), CLIENT, """
+        with serve(get_wsgi_application(), "127.0.0.1:0") as handle:
+            for headers in ({"X-User": "alice"}, {}):
+                with A2AClient(handle.url + "/a2a/", headers=headers) as client:
+                    print(client.endpoint.url == handle.url + "/a2a/",
+                          reply_text(client.send_message("hi")))
+        """), tmp_path)
+    assert lines == ["True hello, user:1: hi", "True hello, anonymous: hi"]
+
+
+def test_flask_mount_fragment_serves_flask_logins_user(tmp_path: Path) -> None:
+    lines = run(program("""
+        import flask
+        from flask_login import LoginManager, UserMixin
+        from examples.caller_agent import CallerAgent
+        from a2a_wsgi import A2AApp
+
+        site = flask.Flask(__name__)
+        site.secret_key = "docs-test-only"
+        logins = LoginManager(site)
+
+        class User(UserMixin):
+            def __init__(self, name):
+                self.id = name
+
+        @logins.request_loader
+        def header_login(request):  # (the site's own login, for the test)
+            name = request.headers.get("X-User")
+            return User(name) if name else None
+
+        a2a_app = A2AApp(CallerAgent())
+        """, fragment("Inside a Django or Flask site, behind its login", "mount("), CLIENT, """
+        with serve(site, "127.0.0.1:0") as handle:
+            for headers in ({"X-User": "alice"}, {}):
+                with A2AClient(handle.url + "/a2a", headers=headers) as client:
+                    print(client.endpoint.url == handle.url + "/a2a/",
+                          reply_text(client.send_message("hi")))
+        """), tmp_path)
+    assert lines == ["True hello, user:alice: hi", "True hello, anonymous: hi"]
+
+
+def test_dispatcher_fragment_mounts_beside_flask_and_django(tmp_path: Path) -> None:
+    lines = run(program("""
+        import flask
+        from examples.echo import app as a2a_app
+
+        flask_app = flask.Flask(__name__)
+        flask_app.get("/")(lambda: "the site")
+        MIDDLEWARE = []
+        urlpatterns = []
+        """, DJANGO, fragment("Mounting beside Flask or Django"), CLIENT, """
+        for site in (flask_app, application):
+            with serve(site, "127.0.0.1:0") as handle:
+                card = requests.get(handle.url + "/a2a/.well-known/agent-card.json",
+                                    timeout=10).json()
+                with A2AClient(handle.url + "/a2a/") as client:
+                    print(card["supportedInterfaces"][0]["url"] == handle.url + "/a2a/",
+                          reply_text(client.send_message("hi")),
+                          requests.get(handle.url + "/", timeout=10).status_code)
+        """), tmp_path)
+    # The Flask site answers its own root; the empty Django project answers 404 there.
+    assert lines == ["True hi 200", "True hi 404"]
+
+
+def test_plain_wsgi_middleware_fragment_sets_url_metadata_and_identity(tmp_path: Path) -> None:
+    lines = run(program(TENANT_AGENT, """
+        def verify(header):  # (the site's credential check: "Bearer <name>" for the test)
+            return header.removeprefix("Bearer ") if header else None
+
+        def django_application(environ, start_response):  # (the site)
+            start_response("200 OK", [("Content-Type", "text/plain")])
+            return [b"the site"]
+        """, fragment("Plain WSGI middleware (any server, and Django projects)"), CLIENT, """
+        with serve(application, "127.0.0.1:0") as handle:
+            agent = handle.url + "/a2a/"
+            card = requests.get(agent + ".well-known/agent-card.json", timeout=10,
+                                headers={"X-Tenant": "acme"}).json()
+            print(card["supportedInterfaces"][0]["url"])
+            with A2AClient(agent, endpoint=agent, version="1.0", binding="JSONRPC",
+                           headers={"X-Tenant": "acme", "Authorization": "Bearer alice"}) as c:
+                print(reply_text(c.send_message("hi")))
+            with A2AClient(agent, endpoint=agent, version="1.0", binding="JSONRPC") as c:
+                print(reply_text(c.send_message("hi")))
+            print(requests.get(handle.url + "/", timeout=10).text)
+        """), tmp_path)
+    assert lines == ["https://acme.example.com/a2a/", "acme alice: hi", "public None: hi",
+                     "the site"]
+
+
+def test_django_middleware_fragment_reaches_the_agent_through_a2a_urls(tmp_path: Path) -> None:
+    lines = run(program(TENANT_AGENT, fragment("Django middleware"), """
+        MIDDLEWARE = ["__main__.A2ATenantMiddleware"]
+        """, DJANGO, """
+        from django.urls import include, path
+        from a2a_wsgi.frameworks.django import a2a_urls
+
+        urlpatterns = [path("a2a/", include(a2a_urls(a2a_app, identity=None)))]
+        """, CLIENT, """
+        with serve(get_wsgi_application(), "127.0.0.1:0") as handle:
+            for headers in ({"X-Tenant": "acme"}, {}):
+                with A2AClient(handle.url + "/a2a/", headers=headers) as client:
+                    print(reply_text(client.send_message("hi")))
+        """), tmp_path)
+    assert lines == ["acme None: hi", "public None: hi"]
