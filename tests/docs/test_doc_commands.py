@@ -8,7 +8,8 @@ tests/stores/test_sqlite_folder.py, README's ``a2a`` lines in tests/test_readme.
 Each command runs in bash exactly as the page writes it, with only these substitutions:
 
 * ``.venv/bin/`` is the folder of the venv running the tests (``sys.executable``'s);
-* ``127.0.0.1:8000`` and ``127.0.0.1:9000`` become free loopback ports;
+* ``127.0.0.1:8000`` and ``127.0.0.1:9000`` become free loopback ports, and ``0.0.0.0:8000``
+  the same loopback address as ``127.0.0.1:8000`` (nothing listens beyond the machine);
 * the working directory is a temporary folder holding a copy of the checkout's
   ``examples`` (so files a command or an example writes, such as ``card-key.pem``, a
   SQLite file or the Django site's database, land there), ``HOME`` is a temporary folder
@@ -73,6 +74,7 @@ class Shell:
                     "LANG": "C.UTF-8"}
         self.ports = {"127.0.0.1:8000": f"127.0.0.1:{free_port()}",
                       "127.0.0.1:9000": f"127.0.0.1:{free_port()}"}
+        self.ports["0.0.0.0:8000"] = self.ports["127.0.0.1:8000"]
         self.servers: list[tuple[subprocess.Popen[bytes], Path]] = []
 
     def substitute(self, line: str) -> str:
@@ -207,6 +209,22 @@ def test_site_pages_log_in_a_program_and_the_agent_names_it(shell: Shell, site: 
     text = json.loads(answer.stdout)["task"]["artifacts"][0]["parts"][0]["text"]
     shown = re.findall(r'"text":"(hello, [^"]*)"', (ROOT / "docs" / "serving.md").read_text())
     assert text == f"hello, {caller}: hi" and text in shown
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_running_it_each_server_line_serves_the_echo_agent(shell: Shell, index: int) -> None:
+    """serving.md "Running it": plain gunicorn, ``a2a serve``, ``python -m a2a_wsgi.cli``."""
+    line = commands("serving.md", "examples.echo:app --bind")[index]
+    port = "9000" if "127.0.0.1:9000" in line else "8000"
+    card_url = f"http://127.0.0.1:{port}/.well-known/agent-card.json"
+    shell.start(line, card_url)
+    card = requests.get(shell.url(card_url), timeout=10).json()
+    assert card["name"] == "Echo Agent"
+    assert card["supportedInterfaces"][0]["url"] == shell.url(f"http://127.0.0.1:{port}/")
+    sent = requests.post(shell.url(f"http://127.0.0.1:{port}/rest/message:send"), timeout=10,
+                         json={"message": {"messageId": "m-1", "role": "ROLE_USER",
+                                           "parts": [{"text": "hi"}]}})
+    assert sent.json()["task"]["artifacts"][0]["parts"] == [{"text": "hi"}]
 
 
 def test_telemetry_gunicorn_config_shows_the_access_lines(shell: Shell) -> None:
