@@ -6,8 +6,9 @@ push recipe). The ``A2A_DB`` line of docs/deployment.md runs in
 tests/stores/test_sqlite_folder.py, README's ``a2a`` lines in tests/test_readme.py.
 
 Each command runs in bash exactly as the page writes it, with only the substitutions
-that :mod:`doc_shell` lists. A command that serves (gunicorn, an example agent) runs in its own session until the
-test ends, then is stopped (SIGTERM to its group, SIGKILL after a grace period).
+that :mod:`doc_shell` lists. A command that serves (gunicorn, an example agent) runs in
+its own session until the test ends, then is stopped (SIGTERM to its group, SIGKILL
+after a grace period).
 """
 
 from __future__ import annotations
