@@ -1,24 +1,19 @@
 """docs/serving.md's Python fragments, each run in its complete form over HTTP.
 
 A fragment names things the page leaves to the reader (``a2a_app``, ``flask_app``, the
-site's ``verify``). Each test writes a program: what the fragment needs (defined here),
-then the fragment exactly as the page shows it, then calls over HTTP to the served result
-with the real client or ``requests``. The program runs in its own interpreter (Django's
-settings are process-wide) from an empty folder, with the checkout on ``PYTHONPATH`` for
-``examples``, and what it prints must be what the test expects.
+site's ``verify``). Each test writes a program (:mod:`doc_programs`): what the fragment
+needs, the fragment exactly as the page shows it, then calls over HTTP to the served result
+with the real client or ``requests``; what it prints must be what the test expects.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-from doc_pages import ROOT, block
+from doc_pages import block
+from doc_programs import CLIENT, program, run_program
 
 pytestmark = pytest.mark.slow
 
@@ -47,37 +42,12 @@ django.setup()
 from django.core.wsgi import get_wsgi_application
 """
 
-CLIENT = """
-import requests
-from a2a_client import A2AClient
-from a2a_wsgi import serve
-
-def reply_text(task):
-    return task.artifacts[0].parts[0].text
-"""
-
-
-def run(program: str, tmp_path: Path) -> list[str]:
-    """Run ``program``; its stdout lines (it must exit 0)."""
-    script = tmp_path / "program.py"
-    script.write_text(program)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
-    return done.stdout.splitlines()
-
-
 def fragment(heading: str, containing: str = "") -> str:
     return block("serving.md", heading, containing=containing).text
 
 
-def program(*parts: str) -> str:
-    return "\n".join(textwrap.dedent(part) for part in parts)
-
-
 def test_first_app_advertises_its_base_url(tmp_path: Path) -> None:
-    lines = run(program(fragment("Serving an agent"), CLIENT, """
+    lines = run_program(program(fragment("Serving an agent"), CLIENT, """
         with serve(app, "127.0.0.1:0") as handle:
             card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=10).json()
             print(*[i["url"] for i in card["supportedInterfaces"]])
@@ -88,7 +58,7 @@ def test_first_app_advertises_its_base_url(tmp_path: Path) -> None:
 
 def test_options_example_builds_and_serves_its_settings(tmp_path: Path) -> None:
     """MyAgent and the site's ``tokens`` are the reader's; the rest is the page's."""
-    lines = run(program("""
+    lines = run_program(program("""
         from examples.echo import EchoAgent as MyAgent
         tokens = {"t0ken": "alice"}
         """, fragment("Options"), CLIENT, """
@@ -112,7 +82,7 @@ def test_options_example_builds_and_serves_its_settings(tmp_path: Path) -> None:
 
 
 def test_serve_for_scripts_prints_its_url(tmp_path: Path) -> None:
-    lines = run(program("from examples.echo import app", fragment("Running it", "serve(")),
+    lines = run_program(program("from examples.echo import app", fragment("Running it", "serve(")),
                 tmp_path)
     assert len(lines) == 1 and re.fullmatch(r"http://127\.0\.0\.1:\d+", lines[0]), lines
 
@@ -120,7 +90,7 @@ def test_serve_for_scripts_prints_its_url(tmp_path: Path) -> None:
 def test_django_a2a_urls_fragment_serves_the_sites_user(tmp_path: Path) -> None:
     """``a2a_urls`` behind the site's middleware: the ``request.user`` it sets is the agent's
     caller (the site's login stands in for Django's session login)."""
-    lines = run(program("""
+    lines = run_program(program("""
         MIDDLEWARE = ["__main__.HeaderLogin"]
         """, DJANGO, """
         from django.contrib.auth.models import User
@@ -153,7 +123,7 @@ def test_django_a2a_urls_fragment_serves_the_sites_user(tmp_path: Path) -> None:
 
 
 def test_flask_mount_fragment_serves_flask_logins_user(tmp_path: Path) -> None:
-    lines = run(program("""
+    lines = run_program(program("""
         import flask
         from flask_login import LoginManager, UserMixin
         from examples.caller_agent import CallerAgent
@@ -184,7 +154,7 @@ def test_flask_mount_fragment_serves_flask_logins_user(tmp_path: Path) -> None:
 
 
 def test_dispatcher_fragment_mounts_beside_flask_and_django(tmp_path: Path) -> None:
-    lines = run(program("""
+    lines = run_program(program("""
         import flask
         from examples.echo import app as a2a_app
 
@@ -207,7 +177,7 @@ def test_dispatcher_fragment_mounts_beside_flask_and_django(tmp_path: Path) -> N
 
 
 def test_plain_wsgi_middleware_fragment_sets_url_metadata_and_identity(tmp_path: Path) -> None:
-    lines = run(program(TENANT_AGENT, """
+    lines = run_program(program(TENANT_AGENT, """
         def verify(header):  # (the site's credential check: "Bearer <name>" for the test)
             return header.removeprefix("Bearer ") if header else None
 
@@ -232,7 +202,7 @@ def test_plain_wsgi_middleware_fragment_sets_url_metadata_and_identity(tmp_path:
 
 
 def test_django_middleware_fragment_reaches_the_agent_through_a2a_urls(tmp_path: Path) -> None:
-    lines = run(program(TENANT_AGENT, fragment("Django middleware"), """
+    lines = run_program(program(TENANT_AGENT, fragment("Django middleware"), """
         MIDDLEWARE = ["__main__.A2ATenantMiddleware"]
         """, DJANGO, """
         from django.urls import include, path
