@@ -216,3 +216,20 @@ def test_django_middleware_fragment_reaches_the_agent_through_a2a_urls(tmp_path:
                     print(reply_text(client.send_message("hi")))
         """), tmp_path)
     assert lines == ["acme None: hi", "public None: hi"]
+
+
+def test_schema_error_shown_is_what_a_card_without_a_flow_raises() -> None:
+    """The "Options" page shows the start-up error of an OAuth2 scheme with no flow."""
+    from a2a_core.models import OAuth2SecurityScheme, OAuthFlows
+    from a2a_wsgi import A2AApp, Agent
+    from a2a_wsgi.card_schema import CardSchemaError
+    from a2a_wsgi.settings import CardSettings
+
+    shown = block("serving.md", "Options", language="",
+                  containing="will not start").text
+    app = A2AApp(Agent.from_function(lambda message, context: "hi", name="Corp"),
+                 card=CardSettings(overrides={"security_schemes": {
+                     "corp": OAuth2SecurityScheme(flows=OAuthFlows())}}))
+    with pytest.raises(CardSchemaError) as raised:
+        app.start()
+    assert set(shown.splitlines()) <= set(str(raised.value).splitlines())
