@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import requests
 from doc_pages import block
 from support.gunicorn import ServerProcess, start_gunicorn
 
@@ -78,3 +79,29 @@ def test_before_request_tenant_defaults_when_the_header_is_absent(
         task = client.send_message("hi")
     assert isinstance(task, Task)
     assert task.artifacts[0].parts[0].text == "hello from public: hi"
+
+
+@pytest.mark.parametrize(("named", "advertised"), [
+    ("https://acme.example.com/", "https://acme.example.com/agent/"),
+    ("{root}agent", "{root}agent/agent/"),  # the endpoint given as the root: the old mistake
+])
+def test_before_request_put_base_url_names_the_apps_root(named: str, advertised: str) -> None:
+    """What the page says of ``put_base_url`` in the hook: the card appends the paths."""
+    import flask
+
+    from a2a_wsgi import put_base_url, serve
+
+    site_module: dict[str, object] = {"__name__": "tenant_site"}
+    exec(block("serving.md", "Flask `before_request`").text, site_module)
+    site = site_module["site"]
+    assert isinstance(site, flask.Flask)
+
+    @site.before_request
+    def public_url() -> None:
+        put_base_url(flask.request.environ, named.format(root=flask.request.root_url))
+
+    with serve(site, "127.0.0.1:0") as handle:
+        card = requests.get(handle.url + "/.well-known/agent-card.json", timeout=10).json()
+    root = handle.url + "/"
+    assert [i["url"] for i in card["supportedInterfaces"]] == [
+        advertised.format(root=root)] * 2 + [advertised.format(root=root) + "rest"]
