@@ -1,9 +1,11 @@
 """The shell commands of the first-hour pages, run as written.
 
-Pages: docs/security.md (signed cards behind tokens), docs/serving.md (the Flask and
-Django mounts), docs/telemetry.md (logging under gunicorn), docs/push.md (the local
-push recipe). The ``A2A_DB`` line of docs/deployment.md runs in
-tests/stores/test_sqlite_folder.py, README's ``a2a`` lines in tests/test_readme.py.
+Pages: docs/security.md (signed cards behind tokens), docs/serving.md (the server lines,
+the Django and Flask sites behind their login, the Flask and Django mounts),
+docs/telemetry.md (logging under gunicorn), docs/push.md (the local push recipe). The
+``A2A_DB`` line of docs/deployment.md runs in tests/stores/test_sqlite_folder.py, README's
+``a2a`` lines in tests/test_readme.py and its set-up and ``a2a serve`` lines in
+test_readme_commands.py; the other pages' lines in test_page_fragments.py.
 
 Each command runs in bash exactly as the page writes it, with only the substitutions
 that :mod:`doc_shell` lists. A command that serves (gunicorn, an example agent) runs in
