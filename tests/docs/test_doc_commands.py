@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,15 +29,6 @@ import requests
 from doc_shell import ROOT, Shell, check_pip_line, commands
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def shell(tmp_path: Path) -> Iterator[Shell]:
-    sh = Shell(tmp_path)
-    try:
-        yield sh
-    finally:
-        sh.stop()
 
 
 def test_security_page_serves_signed_cards_behind_tokens(shell: Shell) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,15 +29,6 @@ SEND_HI = """
 with serve(app, "127.0.0.1:0") as handle, A2AClient(handle.url) as client:
     assert reply_text(client.send_message("hi")) == "hi"
 """
-
-
-@pytest.fixture
-def shell(tmp_path: Path) -> Iterator[Shell]:
-    sh = Shell(tmp_path)
-    try:
-        yield sh
-    finally:
-        sh.stop()
 
 
 # -- docs/inspector.md ------------------------------------------------------------------

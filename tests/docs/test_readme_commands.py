@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -33,15 +32,6 @@ pytestmark = pytest.mark.slow
 #: What a fresh clone holds besides the tracked files: left out of the copy.
 _NOT_IN_A_CLONE = shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.egg-info", "build",
                                          "dist", ".*_cache", "*.sqlite3*", "*.pem")
-
-
-@pytest.fixture
-def shell(tmp_path: Path) -> Iterator[Shell]:
-    sh = Shell(tmp_path)
-    try:
-        yield sh
-    finally:
-        sh.stop()
 
 
 def _says_hello(url: str) -> None:

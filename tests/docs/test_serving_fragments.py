@@ -42,6 +42,17 @@ django.setup()
 from django.core.wsgi import get_wsgi_application
 """
 
+#: Calls the site's agent at /a2a/ as alice (the test's site login), then as nobody; prints
+#: whether the card sent the client to /a2a/, and the answer.
+AS_ALICE_THEN_NOBODY = """
+with serve({site}, "127.0.0.1:0") as handle:
+    for headers in ({{"X-User": "alice"}}, {{}}):
+        with A2AClient(handle.url + "/a2a/", headers=headers) as client:
+            print(client.endpoint.url == handle.url + "/a2a/",
+                  reply_text(client.send_message("hi")))
+"""
+
+
 def fragment(heading: str, containing: str = "") -> str:
     return block("serving.md", heading, containing=containing).text
 
@@ -112,13 +123,8 @@ def test_django_a2a_urls_fragment_serves_the_sites_user(tmp_path: Path) -> None:
                 return self.get_response(request)
 
         a2a_app = A2AApp(CallerAgent())
-        """, fragment("Inside a Django or Flask site, behind its login", "a2a_urls"), CLIENT, """
-        with serve(get_wsgi_application(), "127.0.0.1:0") as handle:
-            for headers in ({"X-User": "alice"}, {}):
-                with A2AClient(handle.url + "/a2a/", headers=headers) as client:
-                    print(client.endpoint.url == handle.url + "/a2a/",
-                          reply_text(client.send_message("hi")))
-        """), tmp_path)
+        """, fragment("Inside a Django or Flask site, behind its login", "a2a_urls"), CLIENT,
+        AS_ALICE_THEN_NOBODY.format(site="get_wsgi_application()")), tmp_path)
     assert lines == ["True hello, user:1: hi", "True hello, anonymous: hi"]
 
 
@@ -143,13 +149,8 @@ def test_flask_mount_fragment_serves_flask_logins_user(tmp_path: Path) -> None:
             return User(name) if name else None
 
         a2a_app = A2AApp(CallerAgent())
-        """, fragment("Inside a Django or Flask site, behind its login", "mount("), CLIENT, """
-        with serve(site, "127.0.0.1:0") as handle:
-            for headers in ({"X-User": "alice"}, {}):
-                with A2AClient(handle.url + "/a2a", headers=headers) as client:
-                    print(client.endpoint.url == handle.url + "/a2a/",
-                          reply_text(client.send_message("hi")))
-        """), tmp_path)
+        """, fragment("Inside a Django or Flask site, behind its login", "mount("), CLIENT,
+        AS_ALICE_THEN_NOBODY.format(site="site")), tmp_path)
     assert lines == ["True hello, user:alice: hi", "True hello, anonymous: hi"]
 
 
