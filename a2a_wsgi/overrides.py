@@ -44,7 +44,11 @@ def _overrides(environ: Environ) -> dict[str, Any]:
 
 
 def put_base_url(environ: Environ, url: str) -> None:
-    """Serve this request as if the app's public endpoint were ``url`` (card url, ETag)."""
+    """Serve this request as if the app's root were at ``url`` (card URLs, ETag).
+
+    ``url`` names the root, not an endpoint: the card adds ``json_rpc_path`` and
+    ``rest_path`` to it, as it does to ``base_url=``.
+    """
     if not isinstance(url, str) or not url:
         raise ValueError("base_url must be a non-empty string")
     _overrides(environ)["base_url"] = url

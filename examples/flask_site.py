@@ -1,6 +1,6 @@
 """A Flask site with Flask-Login whose users are the agent's callers.
 
-    pip install 'a2a-wsgi[flask]' flask-login
+    .venv/bin/pip install -e '.[flask]' flask-login
     gunicorn -k gthread -w 2 --threads 8 examples.flask_site:site
 
 The demo users ``alice`` and ``bob`` have the password ``$DEMO_PASSWORD``
