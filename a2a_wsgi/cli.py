@@ -1,7 +1,9 @@
 """``a2a serve MODULE:OBJECT``: run a WSGI app under gunicorn with stream-friendly defaults.
 
 The ``a2a`` command (:mod:`a2a_client.cli`) delegates ``a2a serve …`` here;
-``python -m a2a_wsgi.cli serve …`` works without it.
+``python -m a2a_wsgi.cli serve …`` works without it. Before gunicorn starts, the
+address and the app are checked (:mod:`a2a_wsgi.serve_checks`): a server that
+cannot start says why in one line, with an exit code of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .serve import (
     parse_addr,
     run_gunicorn,
 )
+from .serve_checks import EXIT_USAGE, StartupFailure, check_address, probe_app
 
 __all__ = ["build_parser", "serve_main", "main"]
 
@@ -66,18 +69,24 @@ def serve_main(argv: Sequence[str]) -> int:
     options = build_parser().parse_args(args)
     if ":" not in options.target:
         print(f"a2a serve: expected MODULE:OBJECT, got {options.target!r}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
-        parse_addr(options.bind)
+        host, port = parse_addr(options.bind)
     except ValueError as exc:
         print(f"a2a serve: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if options.worker_class == "gevent" and not cooperative():
         _exec_patched(args)  # does not return
     sys.path.insert(0, ".")  # gunicorn does the same, so `examples.echo:app` resolves from cwd
+    try:
+        check_address(host, port)
+        probe_app(options.target, workers=options.workers)
+    except StartupFailure as failure:
+        print(f"a2a serve: {failure}", file=sys.stderr, flush=True)
+        return failure.code
     run_gunicorn(
         options.target,
-        bind=options.bind,
+        bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         workers=options.workers,
         worker_class=options.worker_class,
         threads=options.threads,
