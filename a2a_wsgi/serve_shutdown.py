@@ -90,6 +90,12 @@ def _collect(read_end: int, pids: Iterable[int], within: float) -> int:
     return total
 
 
+def _drain(read_end: int) -> None:
+    """Read away what the pipe holds now."""
+    while select.select([read_end], [], [], 0)[0] and os.read(read_end, 65536):
+        pass
+
+
 def _tasks(count: int) -> str:
     return f"{count} running task" + ("" if count == 1 else "s")
 
@@ -107,6 +113,8 @@ class ServeArbiter(Arbiter):  # type: ignore[misc]
     def _stop_gracefully(self, again: str) -> None:
         signal.signal(signal.SIGINT, self._stop_now)
         workers = list(self.WORKERS)
+        if _pipe is not None:
+            _drain(_pipe[0])  # reports of workers stopped earlier (a reload, say)
         for pid in workers:  # now, so that they report while gunicorn's stop begins
             self.kill_worker(pid, signal.SIGTERM)
         running = _collect(_pipe[0], workers, REPORT_WAIT) if _pipe is not None else 0

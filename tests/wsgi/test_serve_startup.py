@@ -171,6 +171,7 @@ def test_the_page_lists_every_exit_code() -> None:
     assert sorted(int(code) for code in rows) == sorted(EXIT_CODES)
 
 
+@pytest.mark.slow
 def test_the_page_shows_what_the_commands_print(tmp_path: Path, no_psycopg: Path) -> None:
     """Each ``$ a2a serve …`` line of the page, run in bash as written (a free port for
     9000, held by this test where the page says it is taken), prints the line under it."""
