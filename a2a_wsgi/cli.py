@@ -21,9 +21,26 @@ from .serve import (
     parse_addr,
     run_gunicorn,
 )
-from .serve_checks import EXIT_USAGE, StartupFailure, check_address, probe_app
+from .serve_checks import (
+    EXIT_ADDRESS,
+    EXIT_APP,
+    EXIT_EXTRA,
+    EXIT_MODULE,
+    EXIT_STOPPED,
+    EXIT_STORE,
+    EXIT_USAGE,
+    StartupFailure,
+    check_address,
+    probe_app,
+)
 
 __all__ = ["build_parser", "serve_main", "main"]
+
+#: The exit codes ``--help`` names (serve_checks.EXIT_CODES has them all, at length).
+_SHORT = {EXIT_USAGE: "bad arguments", EXIT_MODULE: "module not importable",
+          EXIT_APP: "no such app in it", EXIT_ADDRESS: "address not usable",
+          EXIT_EXTRA: "extra not installed", EXIT_STORE: "task store not usable",
+          EXIT_STOPPED: "stopped by a second Ctrl-C"}
 
 
 def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
@@ -33,6 +50,11 @@ def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
         description="Serve an A2A agent (any WSGI app) with gunicorn: its gevent worker "
                     "(gevent comes with a2a-wsgi), or --worker-class gthread.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog="Before gunicorn starts, the address, the app and its task stores are checked; "
+               "a failure is one line and its own exit code: "
+               + ", ".join(f"{code} {_SHORT[code]}" for code in sorted(_SHORT))
+               + " (docs/deployment.md). The first Ctrl-C waits up to --graceful-timeout "
+                 "for running tasks; a second one stops at once.",
     )
     parser.add_argument("target", metavar="MODULE:OBJECT",
                         help="the WSGI app to serve, e.g. examples.echo:app")
