@@ -102,10 +102,12 @@ def serve_main(argv: Sequence[str]) -> int:
     sys.path.insert(0, ".")  # gunicorn does the same, so `examples.echo:app` resolves from cwd
     try:
         check_address(host, port)
-        probe_app(options.target, workers=options.workers)
+        probe_app(options.target, workers=options.workers, timeout=options.timeout or None)
     except StartupFailure as failure:
         print(f"a2a serve: {failure}", file=sys.stderr, flush=True)
         return failure.code
+    except KeyboardInterrupt:  # Ctrl-C before gunicorn started: nothing runs yet
+        return EXIT_STOPPED
     run_gunicorn(
         options.target,
         bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",

@@ -17,10 +17,12 @@ import importlib
 import os
 import re
 import select
+import signal
 import socket
 import sys
+import time
 import traceback
-from types import ModuleType
+from types import FrameType, ModuleType
 
 from .agent import Agent
 from .store_choice import MemoryStoreInManyProcessesError, MissingExtraError, choose_store
@@ -44,7 +46,8 @@ __all__ = [
 
 #: The command line is wrong (MODULE:OBJECT without a colon, a bad --bind).
 EXIT_USAGE = 2
-#: The module cannot be imported: no such module, or its import raised.
+#: The module cannot be imported: no such module, its import raised, or it did not end
+#: within ``--timeout``.
 EXIT_MODULE = 10
 #: The module has no such object, or the object is not a WSGI app.
 EXIT_APP = 11
@@ -55,7 +58,8 @@ EXIT_EXTRA = 13
 #: A task store cannot be opened: bad URL, unreachable database, a folder that cannot be
 #: made, an in-memory store for several workers.
 EXIT_STORE = 14
-#: A second Ctrl-C stopped the server without waiting for its running tasks.
+#: A second Ctrl-C stopped the server without waiting for its running tasks (or Ctrl-C
+#: came while the checks ran).
 EXIT_STOPPED = 130
 
 #: Every exit code of ``a2a serve`` with what it means (docs/deployment.md lists them).
@@ -65,12 +69,13 @@ EXIT_CODES = {
     EXIT_USAGE: "bad command line",
     3: "a worker failed to boot after the checks passed (gunicorn's code)",
     4: "a worker's app failed to load after the checks passed (gunicorn's code)",
-    EXIT_MODULE: "the module cannot be imported",
+    EXIT_MODULE: "the module cannot be imported (or not within --timeout)",
     EXIT_APP: "the module has no such object, or it is not a WSGI app",
     EXIT_ADDRESS: "the address cannot be listened on (in use, not this host's, no permission)",
     EXIT_EXTRA: "a task store needs an extra that is not installed",
     EXIT_STORE: "a task store cannot be opened",
-    EXIT_STOPPED: "a second Ctrl-C stopped it without waiting for the running tasks",
+    EXIT_STOPPED: "a second Ctrl-C stopped it without waiting for the running tasks (or a "
+                  "first one during the checks)",
 }
 
 
@@ -140,7 +145,9 @@ def probe_app(target: str, *, workers: int, timeout: float | None = None) -> Non
     """:func:`check_app` in a forked child; raise its StartupFailure here.
 
     The child's own output (the app's prints and log lines, which every worker
-    writes again) goes nowhere; its verdict comes back on a pipe.
+    writes again) goes nowhere; its verdict comes back on a pipe. A child still
+    at it after ``timeout`` seconds (None: no limit), or when Ctrl-C interrupts
+    the wait, is killed.
     """
     read_end, write_end = os.pipe()
     sys.stdout.flush()
@@ -162,11 +169,29 @@ def probe_app(target: str, *, workers: int, timeout: float | None = None) -> Non
         os.write(write_end, verdict)
         os._exit(code)
     os.close(write_end)
+    interrupted = finished = False
+
+    def stop_the_child(signum: int, frame: FrameType | None) -> None:
+        # Only a flag and a kill here: under gevent this may run in the event loop, where
+        # a KeyboardInterrupt would be printed as the loop's own error.
+        nonlocal interrupted
+        interrupted = True
+        os.kill(pid, signal.SIGKILL)
+
+    previous = signal.signal(signal.SIGINT, stop_the_child)
     try:
-        verdict = _read_all(read_end, timeout)
+        verdict, finished = _read_all(read_end, timeout)
     finally:
+        signal.signal(signal.SIGINT, previous)
         os.close(read_end)
+        if not finished:
+            os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
+    if interrupted:
+        raise KeyboardInterrupt
+    if not finished:
+        raise StartupFailure(EXIT_MODULE, f"importing {target} and opening its task stores "
+                                          f"did not finish within {timeout:g} s (--timeout)")
     code_text, _, message = verdict.decode(errors="replace").partition("\n")
     if code_text.strip() == "0":
         return
@@ -176,19 +201,22 @@ def probe_app(target: str, *, workers: int, timeout: float | None = None) -> Non
     raise StartupFailure(int(code_text), message)
 
 
-def _read_all(fd: int, timeout: float | None) -> bytes:
-    """What the child writes until it exits. Each read waits in select(): under gevent
-    that lets the event loop run, and gevent's os.close of our copy of the write end
-    (deferred to the loop) happens only then, so the end of the pipe can come."""
+def _read_all(fd: int, timeout: float | None) -> tuple[bytes, bool]:
+    """What the child writes until it exits, and whether it did within ``timeout``.
+
+    Each read waits in select(): under gevent that lets the event loop run, and
+    gevent's os.close of our copy of the write end (deferred to the loop) happens
+    only then, so the end of the pipe can come."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     chunks: list[bytes] = []
     while True:
-        if not select.select([fd], [], [], timeout)[0]:
-            break
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not select.select([fd], [], [], left)[0]:
+            return b"".join(chunks), False
         chunk = os.read(fd, 65536)
         if not chunk:
-            break
+            return b"".join(chunks), True
         chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _silence_output() -> None:

@@ -157,6 +157,38 @@ def test_a_database_that_refuses_is_one_line() -> None:
     assert done.stderr.count("\n") == 1 and "s3cret" not in done.stderr
 
 
+@pytest.mark.slow
+def test_an_import_that_does_not_end_is_given_up_after_the_timeout(tmp_path: Path) -> None:
+    (tmp_path / "stuck_agent.py").write_text("import time\n\ntime.sleep(600)\n")
+    done = _serve(["stuck_agent:app", "--bind", f"127.0.0.1:{free_port()}", "--timeout", "2"],
+                  cwd=tmp_path, env={"PYTHONPATH": _pythonpath()})
+    assert (done.stderr, done.returncode) == (
+        "a2a serve: importing stuck_agent:app and opening its task stores did not finish "
+        "within 2 s (--timeout)\n", EXIT_MODULE)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_checks_stops_quietly(tmp_path: Path) -> None:
+    marker = tmp_path / "importing"
+    (tmp_path / "stuck_agent.py").write_text(
+        f"import pathlib, time\n\npathlib.Path({str(marker)!r}).touch()\ntime.sleep(600)\n")
+    proc = subprocess.Popen([str(A2A), "serve", "stuck_agent:app", "--bind",
+                             f"127.0.0.1:{free_port()}"], cwd=tmp_path,
+                            env={**os.environ, "PYTHONPATH": _pythonpath()},
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not marker.exists():  # until the check imports the module (it never ends)
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        stop_group(proc)
+    assert (err, proc.returncode) == ("", EXIT_STOPPED)
+
+
 # -- the page ----------------------------------------------------------------------------
 
 
