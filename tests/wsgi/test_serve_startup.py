@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from support.gunicorn import ROOT, free_port, stop_group
+from support.gunicorn import ROOT, free_port, gunicorn_argv, stop_group
 
 from a2a_core.models import TaskState
 from a2a_wsgi.serve_checks import (
@@ -189,6 +189,22 @@ def test_ctrl_c_during_the_checks_stops_quietly(tmp_path: Path) -> None:
     assert (err, proc.returncode) == ("", EXIT_STOPPED)
 
 
+@pytest.mark.slow
+def test_plain_gunicorn_workers_name_the_missing_extra_without_a_traceback(
+        no_psycopg: Path, tmp_path: Path) -> None:
+    """Without ``a2a serve``'s check, each worker still says it in one line (the hook)."""
+    argv = gunicorn_argv("examples.echo:app", port=free_port(), workers=2)
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL,
+                          env={**os.environ, "A2A_STORE": "postgresql://agent@127.0.0.1/agents",
+                               "PYTHONPATH": _pythonpath(no_psycopg)})
+    line = ("a2a: the PostgreSQL task store needs the 'postgres' extra, which is not installed "
+            "here (No module named 'psycopg'): pip install 'a2a-wsgi[postgres]'")
+    assert done.returncode == 4  # gunicorn's "app failed to load"
+    assert line in done.stderr.splitlines()
+    assert "Traceback" not in done.stderr
+
+
 # -- the page ----------------------------------------------------------------------------
 
 
@@ -329,6 +345,13 @@ def test_stopping_waits_for_the_running_tasks_and_says_so(server: _Server, how: 
     finally:
         store.close()
     assert states == {TaskState.COMPLETED}
+
+
+@pytest.mark.slow
+def test_stopping_with_nothing_running_says_nothing(server: _Server) -> None:
+    os.killpg(server.proc.pid, signal.SIGINT)
+    assert server.proc.wait(timeout=30) == 0
+    assert server.stderr() == ""
 
 
 @pytest.mark.slow
