@@ -12,10 +12,8 @@ open stream cleanly (the client sees the end of the response and resumes with
 worker and tells the worker's apps what the worker is (:mod:`a2a_wsgi.process`);
 :func:`run_gunicorn` and ``a2a serve`` add it to gunicorn's config, and
 ``gunicorn -c python:a2a_wsgi.gunicorn_config app:app`` does for plain gunicorn.
-Under :func:`run_gunicorn` the master also owns Ctrl-C: the first one (or SIGTERM)
-waits for running tasks and says so, a second one stops at once
-(:mod:`a2a_wsgi.serve_shutdown`); ``a2a serve`` checks the address and the app
-before it calls it (:mod:`a2a_wsgi.serve_checks`).
+Ctrl-C under :func:`run_gunicorn` is :mod:`a2a_wsgi.serve_shutdown`'s; ``a2a serve``'s
+checks before it starts are :mod:`a2a_wsgi.serve_checks`.
 """
 
 from __future__ import annotations
