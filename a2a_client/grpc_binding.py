@@ -51,7 +51,8 @@ from .cards import Endpoint
 from .channel import extension_headers
 from .errors import ClientError, ConnectError, HTTPStatusError, ReadTimeout
 
-__all__ = ["GRPC", "GrpcChannel", "GrpcEventStream", "GrpcStatusError", "grpc_target"]
+__all__ = ["GRPC", "GrpcChannel", "GrpcEventStream", "GrpcStatusError", "grpc_target",
+           "status_error"]
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")

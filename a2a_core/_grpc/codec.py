@@ -26,6 +26,7 @@ from ..models import StreamEvent
 from ..rest import decode_status, encode_status
 from ..versioning import V1_0
 from ..wire import encode_stream_event
+from ._defaults import with_required_defaults
 from .proto import GrpcMethod, code_number, message_class, pool
 
 __all__ = [
@@ -71,11 +72,12 @@ def request_message(method: GrpcMethod, params: JSONObject) -> Message:
 
 
 def result_value(message: Message) -> JSONValue:
-    """Client side: a response message as 1.0 result JSON (``Empty``: null)."""
+    """Client side: a response message as 1.0 result JSON (``Empty``: null), REQUIRED
+    fields at their defaults written out (:mod:`._defaults`)."""
     if message.DESCRIPTOR.full_name == "google.protobuf.Empty":
         return None
     value: JSONObject = json_format.MessageToDict(message, descriptor_pool=pool())
-    return value
+    return with_required_defaults(message.DESCRIPTOR.name, value)
 
 
 def _parsed(cls: type[Message], value: JSONValue, error: type[RPCError]) -> Message:

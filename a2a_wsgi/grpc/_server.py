@@ -46,6 +46,7 @@ def serve_grpc(
     max_workers: int = DEFAULT_MAX_WORKERS,
     health: bool = True,
     multiprocess: bool | None = None,
+    base_url: str | None = None,
     credentials: grpc.ServerCredentials | None = None,
 ) -> GrpcServer:
     """Start serving ``app``'s A2A 1.0 gRPC service on ``bind`` (``HOST:PORT``; port 0
@@ -55,6 +56,8 @@ def serve_grpc(
         grpcio-health-checking), SERVING for the A2A service and the server as a whole.
     :param multiprocess: other processes serve the same app (a gunicorn beside this
         server): the app then refuses an in-memory store, as its HTTP workers do.
+    :param base_url: the app's public HTTP URL, which the extended card's interfaces
+        name (None: the app's ``base_url``; with neither, GetExtendedAgentCard fails).
     :param credentials: TLS credentials (:func:`grpc.ssl_server_credentials`); None: h2c.
     """
     app.start(multiprocess=multiprocess)
@@ -62,7 +65,7 @@ def serve_grpc(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="a2a-grpc"),
         options=[("grpc.max_receive_message_length", app.max_body_bytes)],
     )
-    server.add_generic_rpc_handlers((A2AGrpcService(app).handler(),))
+    server.add_generic_rpc_handlers((A2AGrpcService(app, base_url=base_url).handler(),))
     if health:
         _add_health(server)
     port = server.add_secure_port(bind, credentials) if credentials is not None \

@@ -96,8 +96,10 @@ def _headers(context: grpc.ServicerContext) -> Headers:
 class A2AGrpcService:
     """Answers the service's rpcs for ``app`` (assembled on first call)."""
 
-    def __init__(self, app: A2AApp) -> None:
+    def __init__(self, app: A2AApp, *, base_url: str | None = None) -> None:
         self.app = app
+        #: The public URL the cards name (the app's HTTP side); None: the app's base_url.
+        self.base_url = base_url
         policy = as_policy(app.settings.auth)
         #: The app's authenticators (None: nobody is authenticated, every caller anonymous).
         self.guard = None if policy is None else RequestGuard(policy)
@@ -177,7 +179,7 @@ class A2AGrpcService:
         activated: ActivatedExtensions | None = None
         try:
             activated = calls.activate(http, params, version)
-            ctx = calls.context(http, params, version, activated, base_url=app.base_url,
+            ctx = calls.context(http, params, version, activated, base_url=self.base_url or app.base_url,
                                 metadata=None, identity=identity)
             outcome = calls.run(method.operation, params, ctx, activated)
         except Busy as busy:
