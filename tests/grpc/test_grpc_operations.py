@@ -159,19 +159,19 @@ def test_subscribe_follows_a_working_task_to_its_end(both: Both) -> None:
     assert states[-1] == TaskState.CANCELED
 
 
-def test_closing_a_stream_cancels_the_rpc_and_frees_its_place(both: Both) -> None:
-    channel = both.channel()
-    before = both.app.streams.open
-    events = channel.stream(Operation.SEND_STREAMING_MESSAGE, _send("wait"))
-    first = next(events)
-    assert isinstance(first, Task)
-    assert both.app.streams.open == before + 1
-    events.close()
-    deadline = time.monotonic() + 5  # the place is given back once the server sees the cancel
-    while both.app.streams.open != before and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert both.app.streams.open == before
-    channel.call(Operation.CANCEL_TASK, CancelTaskRequest(id=first.id), TIMEOUT)
+def test_closing_a_stream_cancels_the_rpc_and_frees_its_place() -> None:
+    with served_both(grpc_app()) as served:  # its own app: no other test's stream open
+        channel = served.channel()
+        events = channel.stream(Operation.SEND_STREAMING_MESSAGE, _send("wait"))
+        first = next(events)
+        assert isinstance(first, Task)
+        assert served.app.streams.open == 1
+        events.close()
+        deadline = time.monotonic() + 5  # given back once the server sees the cancel
+        while served.app.streams.open and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert served.app.streams.open == 0
+        channel.call(Operation.CANCEL_TASK, CancelTaskRequest(id=first.id), TIMEOUT)
 
 
 def test_a_stream_past_the_places_is_unavailable() -> None:
