@@ -15,7 +15,8 @@ the HTTP bindings raise for a refused credential), UNAVAILABLE a
 :class:`~a2a_client.errors.ReadTimeout`; any other status a :class:`GrpcStatusError`.
 
 Interface URLs: ``host:port``, ``grpc://host:port`` and ``http://host:port`` are spoken
-in cleartext (h2c); ``grpcs://`` and ``https://`` over TLS.
+in cleartext (h2c); ``grpcs://`` and ``https://`` over TLS (:func:`grpc_target`). Which
+interface of a card: :func:`select_grpc_endpoint`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import grpc
 from google.protobuf.message import Message
@@ -47,21 +47,18 @@ from a2a_core.models import StreamEvent, Task, TaskStatusUpdateEvent
 from a2a_core.optable import AnyOperation, OperationSpec
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
+from ._grpc import GRPC, grpc_target, select_grpc_endpoint, speaks_grpc
 from .cards import Endpoint
 from .channel import extension_headers
 from .errors import ClientError, ConnectError, HTTPStatusError, ReadTimeout
 
 __all__ = ["GRPC", "GrpcChannel", "GrpcEventStream", "GrpcStatusError", "grpc_target",
-           "status_error"]
+           "select_grpc_endpoint", "speaks_grpc", "status_error"]
 
 Req = TypeVar("Req")
 Res = TypeVar("Res")
 
-#: The card's ``protocolBinding`` for this binding.
-GRPC = "GRPC"
 _VERSION = "1.0"
-_CLEAR = ("", "grpc", "http")
-_TLS = ("grpcs", "https")
 
 
 class GrpcStatusError(ClientError):
@@ -71,20 +68,6 @@ class GrpcStatusError(ClientError):
         super().__init__(f"gRPC {code.name}: {details}")
         self.code = code
         self.details = details
-
-
-def grpc_target(url: str) -> tuple[str, bool]:
-    """An interface URL as a gRPC target and whether it is spoken over TLS.
-
-    :raises ValueError: a scheme this binding cannot speak, or no port.
-    """
-    scheme, rest = (url.split("://", 1) if "://" in url else ("", url))
-    if scheme.lower() not in _CLEAR + _TLS:
-        raise ValueError(f"a gRPC interface URL is host:port, grpc:// or grpcs://, not {url!r}")
-    netloc = urlsplit(f"//{rest}").netloc
-    if not netloc or urlsplit(f"//{netloc}").port is None:
-        raise ValueError(f"the gRPC interface URL {url!r} names no port")
-    return netloc, scheme.lower() in _TLS
 
 
 class GrpcChannel:
