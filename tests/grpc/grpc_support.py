@@ -22,7 +22,8 @@ TIMEOUT = (5.0, 10.0)
 
 class GrpcAgent(Agent):
     """Echoes; "wait" holds WORKING until canceled (10 s at most); "ask" asks for input;
-    "direct" answers with a bare message; "words" emits three artifact chunks 0.1 s apart."""
+    "direct" answers with a bare message; "words" emits three artifact chunks 0.1 s apart;
+    a message whose first part is "parts" gets its parts back unchanged."""
 
     name = "gRPC Agent"
     description = "Target of the gRPC tests"
@@ -38,6 +39,8 @@ class GrpcAgent(Agent):
             return None if ctx.is_cancelled() else reply("released")
         if text == "ask":
             return input_required("Which numbers?")
+        if text == "parts":  # the message's parts back, unchanged
+            return reply(*msg.parts)
         if text == "direct":
             return message("direct answer")
         if text == "words":

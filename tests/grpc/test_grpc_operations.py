@@ -22,7 +22,9 @@ from a2a_core.errors import (
 )
 from a2a_core.models import (
     CancelTaskRequest,
+    DataPart,
     DeleteTaskPushNotificationConfigRequest,
+    FilePart,
     GetExtendedAgentCardRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
@@ -67,6 +69,22 @@ def test_send_message_answers_the_completed_task(both: Both) -> None:
 def test_send_message_answers_a_bare_message(both: Both) -> None:
     result = both.channel().call(Operation.SEND_MESSAGE, _send("direct"), TIMEOUT)
     assert isinstance(result, Message) and result.text == "direct answer"
+
+
+def test_every_kind_of_part_travels_unchanged(both: Both) -> None:
+    """ProtoJSON of the proto's Part is the 1.0 JSON of our parts: raw bytes (base64), URLs,
+    any JSON data, media types, file names and metadata come back as they went."""
+    parts = (
+        TextPart(text="parts", media_type="text/plain", metadata={"k": "v", "n": 1.5}),
+        FilePart(raw=b"\x00\x01binary\xff", filename="b.bin", media_type="application/x"),
+        FilePart(url="https://example.com/f.pdf", filename="f.pdf", media_type="application/pdf"),
+        DataPart(data={"list": [1.0, "two", None, True], "nested": {"x": 2.5}}),
+        DataPart(data=["a", 3.0]),
+    )
+    msg = Message(role=Role.USER, parts=parts, message_id=f"m-{uuid.uuid4()}")
+    task = both.channel().call(Operation.SEND_MESSAGE, SendMessageRequest(message=msg), TIMEOUT)
+    assert isinstance(task, Task)
+    assert tuple(p for a in task.artifacts or [] for p in a.parts) == parts
 
 
 def test_get_task_reads_what_was_sent_and_cuts_history(both: Both) -> None:
