@@ -43,8 +43,8 @@ from a2a_core._grpc import (
 from a2a_core.errors import InvalidParamsError, RemoteProtocolError, RPCError
 from a2a_core.extensions import parse_extensions_header
 from a2a_core.models import Message as A2AMessage
-from a2a_core.models import StreamEvent, Task, TaskStatusUpdateEvent
-from a2a_core.optable import AnyOperation, OperationSpec
+from a2a_core.models import StreamEvent, SubscribeToTaskRequest, Task, TaskStatusUpdateEvent
+from a2a_core.optable import AnyOperation, Operation, OperationSpec
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
 from ._grpc import GRPC, grpc_target, select_grpc_endpoint, speaks_grpc
@@ -130,16 +130,12 @@ class GrpcChannel:
         self, op: AnyOperation, request: Any, *, max_reconnects: int = 3
     ) -> GrpcEventStream:
         """A server-streaming rpc's events; errors before the first event raise here."""
-        reopen = None
-        if op.name != "SubscribeToTask":
-            from a2a_core.models import SubscribeToTaskRequest
+        tenant = getattr(request, "tenant", None)
 
-            def reopen(task_id: str) -> Iterator[Message]:
-                subscribe = self._methods["SubscribeToTask"].operation
-                return self._open(subscribe, SubscribeToTaskRequest(id=task_id))
-        else:
-            def reopen(task_id: str) -> Iterator[Message]:
-                return self._open(op, dataclasses.replace(request, id=task_id))
+        def reopen(task_id: str) -> Iterator[Message]:
+            return self._open(Operation.SUBSCRIBE_TO_TASK,
+                              SubscribeToTaskRequest(id=task_id, tenant=tenant))
+
         return GrpcEventStream(self._open(op, request), reopen, max_reconnects=max_reconnects)
 
     def _open(self, op: AnyOperation, request: Any) -> Iterator[Message]:

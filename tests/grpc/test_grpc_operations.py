@@ -14,12 +14,14 @@ from a2a_client import A2AClient
 from a2a_client.grpc_binding import GrpcChannel, GrpcStatusError, status_error
 from a2a_core._grpc import SERVICE_NAME, grpc_methods, request_message
 from a2a_core.errors import (
+    ExtensionSupportRequiredError,
     InternalError,
     InvalidParamsError,
     TaskNotCancelableError,
     TaskNotFoundError,
     VersionNotSupportedError,
 )
+from a2a_core.extensions import Extension
 from a2a_core.models import (
     CancelTaskRequest,
     DataPart,
@@ -44,7 +46,7 @@ from a2a_core.models import (
     TextPart,
 )
 from a2a_core.optable import Operation
-from a2a_wsgi.settings import LimitSettings
+from a2a_wsgi.settings import LimitSettings, ProtocolSettings
 
 
 def _send(text: str, **options: object) -> SendMessageRequest:
@@ -274,3 +276,30 @@ def test_an_rpc_the_service_lacks_is_unimplemented(both: Both) -> None:
             rpc(b"", timeout=10)
     assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED  # type: ignore[attr-defined]
     assert isinstance(status_error(raised.value), GrpcStatusError)
+
+
+class _Traced(Extension):
+    uri = "https://example.com/ext/traced"
+
+
+class _Needed(Extension):
+    uri = "https://example.com/ext/needed"
+    required = True
+
+
+def test_extensions_are_negotiated_over_metadata() -> None:
+    """``a2a-extensions`` asks, the initial metadata says what was activated; a required
+    extension not asked for is FAILED_PRECONDITION (ExtensionSupportRequired)."""
+    app = grpc_app(protocol=ProtocolSettings(extensions=(_Traced(),)))
+    with served_both(app) as served:
+        asking = served.channel(extensions=[_Traced.uri, "https://example.com/ext/unknown"])
+        assert isinstance(asking.call(Operation.SEND_MESSAGE, _send("hi"), TIMEOUT), Task)
+        assert asking.activated_extensions == (_Traced.uri,)
+        plain = served.channel()
+        plain.call(Operation.SEND_MESSAGE, _send("hi"), TIMEOUT)
+        assert plain.activated_extensions == ()
+    with served_both(grpc_app(protocol=ProtocolSettings(extensions=(_Needed(),)))) as served:
+        with pytest.raises(ExtensionSupportRequiredError):
+            served.channel().call(Operation.SEND_MESSAGE, _send("hi"), TIMEOUT)
+        assert isinstance(served.channel(extensions=[_Needed.uri]).call(
+            Operation.SEND_MESSAGE, _send("hi"), TIMEOUT), Task)
