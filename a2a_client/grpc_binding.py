@@ -76,7 +76,10 @@ class GrpcChannel:
     The same ``call`` as :class:`~a2a_client.channel.Channel`; a stream is :meth:`stream`.
 
     :param auth: the client's credentials (a requests ``AuthBase``: its ``Authorization``
-        header goes as ``authorization`` metadata).
+        header goes as ``authorization`` metadata), sent to every interface.
+    :param auth_for: instead, the credentials for one interface, given its URL as
+        ``http(s)://host:port/`` (None: send none there): how a client keeps them to the
+        agent's own origins.
     :param headers: more metadata (custom headers, lower-cased).
     :param credentials: TLS credentials for ``grpcs://`` (None: the system roots).
     """
@@ -87,12 +90,13 @@ class GrpcChannel:
         extensions: Sequence[str] = (),
         *,
         auth: AuthBase | None = None,
+        auth_for: Callable[[str], AuthBase | None] | None = None,
         headers: Mapping[str, str] | None = None,
         credentials: grpc.ChannelCredentials | None = None,
     ) -> None:
         self._endpoint = endpoint
         self.extensions = tuple(extensions)
-        self._auth = auth
+        self._auth_for = auth_for if auth_for is not None else (lambda url: auth)
         self._headers = {k.lower(): v for k, v in (headers or {}).items()}
         self._credentials = credentials
         self._lock = threading.Lock()
@@ -161,8 +165,10 @@ class GrpcChannel:
     def _metadata(self, url: str) -> tuple[tuple[str, str], ...]:
         pairs = {**self._headers, "a2a-version": _VERSION,
                  **{k.lower(): v for k, v in extension_headers(self.extensions, _VERSION).items()}}
-        if self._auth is not None:
-            prepared = self._auth(Request("POST", _as_http(url)).prepare())
+        http_url = _as_http(url)
+        auth = self._auth_for(http_url)
+        if auth is not None:
+            prepared = auth(Request("POST", http_url).prepare())
             if prepared.headers.get("Authorization"):
                 pairs["authorization"] = prepared.headers["Authorization"]
         return tuple(pairs.items())

@@ -74,3 +74,17 @@ def test_the_token_names_the_caller_and_tasks_stay_its_own(guarded: Both) -> Non
     bob = guarded.channel(auth=BearerAuth("bob-token"))
     with pytest.raises(TaskNotFoundError):
         bob.call(Operation.GET_TASK, GetTaskRequest(id=task.id), TIMEOUT)
+
+
+def test_auth_for_sends_credentials_only_where_it_says(guarded: Both) -> None:
+    asked: list[str] = []
+
+    def auth_for(url: str) -> BearerAuth | None:
+        asked.append(url)
+        return BearerAuth("alice-token") if url == f"http://{guarded.target}/" else None
+
+    task = guarded.channel(auth_for=auth_for).call(Operation.SEND_MESSAGE, _send(), TIMEOUT)
+    assert isinstance(task, Task)
+    assert asked == [f"http://{guarded.target}/"]
+    with pytest.raises(HTTPStatusError):
+        guarded.channel(auth_for=lambda url: None).call(Operation.SEND_MESSAGE, _send(), TIMEOUT)
