@@ -179,8 +179,9 @@ class A2AGrpcService:
         activated: ActivatedExtensions | None = None
         try:
             activated = calls.activate(http, params, version)
-            ctx = calls.context(http, params, version, activated, base_url=self.base_url or app.base_url,
-                                metadata=None, identity=identity)
+            ctx = calls.context(http, params, version, activated,
+                                base_url=self.base_url or app.base_url, metadata=None,
+                                identity=identity)
             outcome = calls.run(method.operation, params, ctx, activated)
         except Busy as busy:
             raise _Abort(busy.error(), "UNAVAILABLE") from None
