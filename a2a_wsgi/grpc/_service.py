@@ -125,13 +125,8 @@ class A2AGrpcService:
                     close(outcome.items)
                     raise _Abort(InternalError())
                 return result_message(method, outcome.value)
-            except _Abort as abort:
-                _end(context, abort)
-            except RPCError as err:
-                _end(context, _Abort(err))
-            except Exception:
-                log.exception("unhandled error in gRPC %s", method.operation.name)
-                _end(context, _Abort(InternalError()))
+            except Exception as exc:
+                _fail(context, method, exc)
         return answer
 
     def _streaming(
@@ -149,13 +144,8 @@ class A2AGrpcService:
                         continue  # gRPC keeps the connection with its own pings
                     yield stream_message(item.event if isinstance(item, OutboundEvent)
                                          else item)
-            except _Abort as abort:
-                _end(context, abort)
-            except RPCError as err:
-                _end(context, _Abort(err))
-            except Exception:
-                log.exception("unhandled error in gRPC %s", method.operation.name)
-                _end(context, _Abort(InternalError()))
+            except Exception as exc:
+                _fail(context, method, exc)
             finally:
                 if items is not None:  # the client left, or the stream ended: stop its producer
                     close(items)
@@ -215,6 +205,17 @@ def _refusal(refused: Refused) -> _Abort:
                        if name.lower() == "www-authenticate")
     return _Abort(refused.error, "PERMISSION_DENIED" if refused.status == 403
                   else "UNAUTHENTICATED", challenges)
+
+
+def _fail(context: grpc.ServicerContext, method: GrpcMethod, exc: Exception) -> NoReturn:
+    """End the call for ``exc``: its own status, an A2A error's, or INTERNAL (logged here,
+    never shown to the peer)."""
+    if isinstance(exc, _Abort):
+        _end(context, exc)
+    if isinstance(exc, RPCError):
+        _end(context, _Abort(exc))
+    log.exception("unhandled error in gRPC %s", method.operation.name, exc_info=exc)
+    _end(context, _Abort(InternalError()))
 
 
 def _end(context: grpc.ServicerContext, abort: _Abort) -> NoReturn:

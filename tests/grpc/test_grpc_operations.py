@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 
 import grpc
 import pytest
@@ -303,3 +304,29 @@ def test_extensions_are_negotiated_over_metadata() -> None:
             served.channel().call(Operation.SEND_MESSAGE, _send("hi"), TIMEOUT)
         assert isinstance(served.channel(extensions=[_Needed.uri]).call(
             Operation.SEND_MESSAGE, _send("hi"), TIMEOUT), Task)
+
+
+class _Broken(Extension):
+    uri = "https://example.com/ext/broken"
+
+    def activate(self, requested: tuple[str, ...], context: Mapping[str, object]) -> None:
+        raise ValueError("secret detail of the deployment")
+
+
+def test_an_unexpected_failure_is_internal_without_its_details() -> None:
+    """What the server did not expect (here a deployment's extension hook that raises) is
+    INTERNAL with a plain message: no exception text, no traceback reaches the peer."""
+    with served_both(grpc_app(protocol=ProtocolSettings(extensions=(_Broken(),)))) as served:
+        with grpc.insecure_channel(served.target) as channel:
+            method = next(m for m in grpc_methods() if m.operation.name == "GetTask")
+            rpc = channel.unary_unary(method.path,
+                                      request_serializer=lambda m: m.SerializeToString(),
+                                      response_deserializer=method.response.FromString)
+            with pytest.raises(grpc.RpcError) as raised:
+                rpc(request_message(method, {"id": "t-1"}), timeout=10,
+                    metadata=[("a2a-extensions", _Broken.uri)])
+    error = raised.value
+    assert error.code() == grpc.StatusCode.INTERNAL  # type: ignore[attr-defined]
+    details = error.details()  # type: ignore[attr-defined]
+    assert "secret" not in details and "Traceback" not in details
+    assert isinstance(status_error(error), InternalError)
