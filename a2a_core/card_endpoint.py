@@ -102,8 +102,11 @@ class CardEndpoint:
         versions: Sequence[str] = (),
         extensions: Sequence[Extension] = (),
         signer: CardSigner | None = None,
+        grpc_url: str | None = None,
     ) -> None:
         self._agent_card = agent_card
+        #: The gRPC interface (another process serves it), listed after the HTTP bindings.
+        self.grpc_url = grpc_url
         self._signer = signer
         self.last_modified = last_modified
         self.rpc_path = rpc_path
@@ -187,6 +190,10 @@ class CardEndpoint:
                 url = base + "/" + self.rest_path
                 interfaces.append(AgentInterface(url=url, protocol_binding="HTTP+JSON",
                                                  protocol_version=V1_0))
+        if self.grpc_url and (not self.versions or V1_0 in self.versions):
+            # A target as written (host:port, grpcs://...): not a path below the base URL.
+            interfaces.append(AgentInterface(url=self.grpc_url, protocol_binding="GRPC",
+                                             protocol_version=V1_0))
         return interfaces
 
     def document(self, card: AgentCard, base_url: str | None,

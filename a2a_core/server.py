@@ -95,6 +95,7 @@ class Dispatcher:
         stream_admission: StreamAdmission | None = None,
         card_signer: CardSigner | None = None,
         challenge: Callable[[], Refused] | None = None,
+        grpc_url: str | None = None,
     ) -> None:
         self.service = service
         self.base_url = base_url
@@ -117,6 +118,7 @@ class Dispatcher:
             versions=self.versions,
             extensions=self.extensions,
             signer=card_signer,
+            grpc_url=grpc_url,
         )
         self.operations = Operations(
             service,

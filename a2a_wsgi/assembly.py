@@ -12,6 +12,7 @@ import or when an app is created.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -115,6 +116,7 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
         last_modified=card.last_modified or datetime.now(timezone.utc),
         card_signer=signer,  # the public variants and the extended card alike
         challenge=guard.challenge if guard is not None else None,
+        grpc_url=protocol.grpc_url or os.environ.get("A2A_GRPC_URL") or None,
     )
     check_served_card(dispatcher.card, settings.base_url)  # a card off the schema never serves
     guessed = spec == "memory" and settings.store is None and not server.multiprocess

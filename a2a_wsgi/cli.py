@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from .concurrency import cooperative
+from .grpc_process import check_grpc, grpc_environ, start_grpc_process
 from .serve import (
     GEVENT_DEFAULTS,
     GUNICORN_DEFAULTS,
@@ -25,6 +26,7 @@ from .serve_checks import (
     EXIT_ADDRESS,
     EXIT_APP,
     EXIT_EXTRA,
+    EXIT_GRPC,
     EXIT_MODULE,
     EXIT_STOPPED,
     EXIT_STORE,
@@ -40,6 +42,7 @@ __all__ = ["build_parser", "serve_main", "main"]
 _SHORT = {EXIT_USAGE: "bad arguments", EXIT_MODULE: "module not importable",
           EXIT_APP: "no such app in it", EXIT_ADDRESS: "address not usable",
           EXIT_EXTRA: "extra not installed", EXIT_STORE: "task store not usable",
+          EXIT_GRPC: "--grpc address not usable or gRPC process failed",
           EXIT_STOPPED: "stopped by a second Ctrl-C"}
 
 
@@ -80,6 +83,9 @@ def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
     parser.add_argument("--keepalive", type=int, default=GUNICORN_DEFAULTS["keepalive"],
                         help="seconds an idle keep-alive connection stays open")
     parser.add_argument("--log-level", default="info", help="gunicorn log level")
+    parser.add_argument("--grpc", metavar="HOST:PORT", default=None,
+                        help="also serve A2A 1.0 over gRPC there, from a process of its own on "
+                             "the workers' task store (the grpc extra; docs/grpc.md)")
     return parser
 
 
@@ -94,20 +100,40 @@ def serve_main(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     try:
         host, port = parse_addr(options.bind)
+        grpc_addr = None if options.grpc is None else parse_addr(options.grpc)
     except ValueError as exc:
         print(f"a2a serve: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if options.worker_class == "gevent" and not cooperative():
         _exec_patched(args)  # does not return
     sys.path.insert(0, ".")  # gunicorn does the same, so `examples.echo:app` resolves from cwd
+    beside = None
     try:
         check_address(host, port)
-        probe_app(options.target, workers=options.workers, timeout=options.timeout or None)
+        if grpc_addr is not None:
+            check_grpc(*grpc_addr, http=(host, port))
+            grpc_environ(*grpc_addr, os.environ)  # before the probe: it opens that store
+        # With --grpc, another process serves the app: its store must be one both share.
+        probe_app(options.target, workers=options.workers if grpc_addr is None
+                  else max(options.workers, 2), timeout=options.timeout or None)
+        if grpc_addr is not None:
+            beside = start_grpc_process(options.target, *grpc_addr,
+                                        grace=options.graceful_timeout,
+                                        timeout=options.timeout or None)
     except StartupFailure as failure:
         print(f"a2a serve: {failure}", file=sys.stderr, flush=True)
         return failure.code
     except KeyboardInterrupt:  # Ctrl-C before gunicorn started: nothing runs yet
         return EXIT_STOPPED
+    try:
+        _run(options, host, port)
+    finally:
+        if beside is not None:
+            beside.stop()
+    return 0
+
+
+def _run(options: argparse.Namespace, host: str, port: int) -> None:
     run_gunicorn(
         options.target,
         bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
@@ -121,7 +147,6 @@ def serve_main(argv: Sequence[str]) -> int:
         keepalive=options.keepalive,
         loglevel=options.log_level,
     )
-    return 0
 
 
 #: Patch first, import after: modules imported before gevent's patch (ssl, by

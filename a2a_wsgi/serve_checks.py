@@ -36,6 +36,7 @@ __all__ = [
     "EXIT_ADDRESS",
     "EXIT_EXTRA",
     "EXIT_STORE",
+    "EXIT_GRPC",
     "EXIT_STOPPED",
     "EXIT_CODES",
     "StartupFailure",
@@ -58,6 +59,8 @@ EXIT_EXTRA = 13
 #: A task store cannot be opened: bad URL, unreachable database, a folder that cannot be
 #: made, an in-memory store for several workers.
 EXIT_STORE = 14
+#: ``--grpc``: its address cannot be listened on, or the gRPC process did not start.
+EXIT_GRPC = 15
 #: A second Ctrl-C stopped the server without waiting for its running tasks (or Ctrl-C
 #: came while the checks ran).
 EXIT_STOPPED = 130
@@ -74,6 +77,7 @@ EXIT_CODES = {
     EXIT_ADDRESS: "the address cannot be listened on (in use, not this host's, no permission)",
     EXIT_EXTRA: "a task store needs an extra that is not installed",
     EXIT_STORE: "a task store cannot be opened",
+    EXIT_GRPC: "the --grpc address cannot be listened on, or the gRPC process did not start",
     EXIT_STOPPED: "a second Ctrl-C stopped it without waiting for the running tasks (or a "
                   "first one during the checks)",
 }

@@ -97,6 +97,9 @@ class ProtocolSettings:
     #: Serve the A2A dev-1.1 task generations (a preview, off by default) to 1.0 requests
     #: that negotiate the extension a2a_core.generations.GENERATIONS_EXTENSION_URI.
     preview_generations: bool = False
+    #: The gRPC interface the card lists (``host:port``, ``grpcs://host:port``), served by
+    #: another process (``a2a serve --grpc``, docs/grpc.md); None: $A2A_GRPC_URL, else none.
+    grpc_url: str | None = None
 
     def __post_init__(self) -> None:
         if not self.versions:

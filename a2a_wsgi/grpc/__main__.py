@@ -8,6 +8,7 @@ until SIGINT or SIGTERM, then ends open calls within ``--grace`` seconds.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -27,6 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="threads: calls and open streams together")
     parser.add_argument("--grace", type=float, default=5.0,
                         help="seconds open calls get to end when stopping")
+    parser.add_argument("--with-parent", action="store_true",
+                        help="also stop when stdin closes (a2a serve --grpc: when it ends)")
     args = parser.parse_args(argv)
     from gunicorn.util import import_app  # type: ignore[import-untyped]
 
@@ -44,10 +47,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    if args.with_parent:
+        threading.Thread(target=_stop_at_eof, args=(stopping,), name="a2a-grpc-parent",
+                         daemon=True).start()
     stopping.wait()
     server.stop(args.grace)
     app.close()
     return 0
+
+
+def _stop_at_eof(stopping: threading.Event) -> None:
+    """Read stdin to its end (the parent holds the other end of the pipe), then stop.
+    The bare descriptor: a thread blocked in the buffered reader would hold its lock at exit."""
+    while os.read(sys.stdin.fileno(), 4096):
+        pass
+    stopping.set()
 
 
 if __name__ == "__main__":
