@@ -26,11 +26,12 @@ def _header(value: str) -> tuple[str, str]:
 
 
 def _binding(value: str) -> str:
-    """``auto``, ``JSONRPC`` or ``HTTP+JSON``, in any case."""
-    for known in ("auto", "JSONRPC", "HTTP+JSON"):
+    """``auto``, ``JSONRPC``, ``HTTP+JSON`` or ``GRPC``, in any case."""
+    for known in ("auto", "JSONRPC", "HTTP+JSON", "GRPC"):
         if value.strip().upper() == known.upper():
             return known
-    raise argparse.ArgumentTypeError(f"unknown binding {value!r} (auto, JSONRPC, HTTP+JSON)")
+    raise argparse.ArgumentTypeError(f"unknown binding {value!r} (auto, JSONRPC, HTTP+JSON, "
+                                     "GRPC)")
 
 
 def _token(value: str) -> str:
@@ -79,8 +80,9 @@ def _common() -> argparse.ArgumentParser:
         "--binding",
         type=_binding,
         default="auto",
-        metavar="auto|JSONRPC|HTTP+JSON",
-        help="protocol binding (default: the card's first one this client speaks)",
+        metavar="auto|JSONRPC|HTTP+JSON|GRPC",
+        help="protocol binding (default: the card's first one this client speaks; GRPC, "
+             "only when named, needs the grpc extra)",
     )
     common.add_argument(
         "--token",

@@ -20,7 +20,7 @@
 Common options: ``--json`` (machine output on stdout), ``--header 'Name: value'``
 (repeatable; ``${VAR}`` expands from the environment at each request), ``--token TOKEN``
 (a bearer token for the agent's own origin; ``${VAR}`` expands too), ``--timeout S``,
-``--protocol auto|0.3|1.0``, ``--binding auto|JSONRPC|HTTP+JSON``. While ``--wait`` waits,
+``--protocol auto|0.3|1.0``, ``--binding auto|JSONRPC|HTTP+JSON|GRPC``. While ``--wait`` waits,
 the task's state and the elapsed time are shown on stderr as a live line when stderr is a
 terminal, and not at all on a pipe.
 
@@ -39,6 +39,7 @@ from a2a_core.errors import A2AError, MethodNotFoundError, UnsupportedOperationE
 from a2a_core.models import Task, TaskState
 from a2a_core.wire import encode
 
+from ._channels import GrpcExtraMissingError
 from ._cli_check import check_card_command
 from ._cli_exits import EXIT_CODES, EXIT_CTRL_C, EXIT_OK, EXIT_RPC_ERROR, EXIT_USAGE
 from ._cli_exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED
@@ -172,6 +173,8 @@ def _run(args: argparse.Namespace, out: Output) -> int:
             auth=args.token,
         ) as client:
             return _command(client, args, out)
+    except GrpcExtraMissingError as exc:  # --binding GRPC without the extra
+        return _fail(out, EXIT_USAGE, str(exc))
     except (A2AError, ValueError) as exc:
         given = args.token is not None or any(
             name.lower() == "authorization" for name, _ in args.header)

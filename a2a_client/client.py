@@ -9,10 +9,10 @@
 The client reads the agent card lazily (cached, revalidated with a conditional GET),
 picks the interface, the dialect (``version="auto"``: 1.0 where the card offers it,
 else 0.3) and the binding (``binding="auto"``: JSON-RPC or HTTP+JSON, in the card's
-order; :mod:`a2a_client.bindings`), and speaks them: method names or paths, parameter
-shapes and headers follow the choice, while answers are decoded tolerantly. Errors
-raise the core's classes over either binding (a ``TaskNotFoundError`` raised by the
-server is a ``TaskNotFoundError`` here); transport failures raise :mod:`a2a_client.errors`.
+order; GRPC when asked for; :mod:`a2a_client.bindings`), and speaks them: method names
+or paths, parameter shapes and headers follow the choice; answers are decoded tolerantly.
+Errors raise the core's classes over any binding (a ``TaskNotFoundError`` raised by the
+server is one here too); transport failures raise :mod:`a2a_client.errors`.
 
 Every request has a timeout: ``timeout=(connect, read)`` for calls, and
 ``(connect, stream_idle_timeout)`` for streams, where the read timeout bounds the gap
@@ -40,14 +40,16 @@ from a2a_core.models import (
 )
 from a2a_core.optable import AnyOperation, Operation, OperationSpec
 
+from ._channels import Channels
 from ._coerce import as_url_or_card
+from ._grpc import grpc_http_url
 from .auth import as_auth, as_card_verifier
-from .bindings import HTTP_JSON, JSONRPC, as_bindings, choose_endpoint
+from .bindings import GRPC, JSONRPC, as_bindings, choose_endpoint
 from .cards import Endpoint, card_url_for, fetch_card, utc_now
 from .channel import Channel
 from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled
-from .rest import RestChannel, rest_stream_event
-from .rpc import RPCChannel, TimeoutLike, as_timeout, stream_event
+from .rest import rest_stream_event
+from .rpc import TimeoutLike, as_timeout, stream_event
 from .sending import send_request
 from .streams import EventStream
 from .tasks import TaskOperations
@@ -74,8 +76,9 @@ class A2AClient(TaskOperations):
     :param timeout: ``(connect, read)`` seconds for every call (a float sets both).
     :param stream_idle_timeout: seconds a stream may stay silent.
     :param version: ``"auto"``, ``"0.3"`` or ``"1.0"``.
-    :param binding: ``"auto"`` (the card's order), ``"JSONRPC"``, ``"HTTP+JSON"``, or a
-        sequence of those in the caller's order of preference.
+    :param binding: ``"auto"`` (the card's order), ``"JSONRPC"``, ``"HTTP+JSON"``,
+        ``"GRPC"`` (the ``grpc`` extra; never chosen by "auto"), or a sequence of those in
+        the caller's order of preference.
     :param extensions: extension URIs to request (``A2A-Extensions``).
     :param headers: custom headers; ``${NAME}`` in values expands from the environment
         at every request and never appears in reprs, logs or errors.
@@ -136,10 +139,8 @@ class A2AClient(TaskOperations):
         own = [u for u in (self._url, endpoint) if u]
         self._transport = Transport(session, headers=headers, environ=environ,
                                     auth=as_auth(auth), auth_origins=[*own, *auth_origins])
-        self._channels: dict[str, Channel] = {
-            JSONRPC: RPCChannel(self._transport, lambda: self.endpoint, self.extensions),
-            HTTP_JSON: RestChannel(self._transport, lambda: self.endpoint, self.extensions),
-        }
+        self._channels = Channels(self._transport, lambda: self.endpoint, self.extensions,
+                                  headers=headers, environ=environ)
         self._lock = threading.Lock()
         self._closed = False
 
@@ -157,9 +158,10 @@ class A2AClient(TaskOperations):
         self.close()
 
     def close(self) -> None:
-        """Release our own session (a borrowed one is left open). Idempotent."""
+        """Release our session (a borrowed one is left open), gRPC channels. Idempotent."""
         if not self._closed:
             self._closed = True
+            self._channels.close()
             self._transport.close()
 
     def _check_open(self) -> None:
@@ -229,9 +231,10 @@ class A2AClient(TaskOperations):
     def endpoint(self) -> Endpoint:
         """The interface URL, dialect, tenant and binding in use (resolved on first use)."""
         if self._endpoint is None:
-            self._endpoint = self._resolve_endpoint()
-            if self._url is None:  # the caller handed us the card: its interface is trusted
-                self._transport.trust(self._endpoint.url)
+            self._endpoint = endpoint = self._resolve_endpoint()
+            if self._url is None or endpoint.url == self._pinned_endpoint:  # the caller's own
+                self._transport.trust(grpc_http_url(endpoint.url) if endpoint.binding == GRPC
+                                      else endpoint.url)
         return self._endpoint
 
     @property
@@ -241,14 +244,14 @@ class A2AClient(TaskOperations):
 
     @property
     def binding(self) -> str:
-        """The binding this client speaks ("JSONRPC" or "HTTP+JSON")."""
+        """The binding this client speaks ("JSONRPC", "HTTP+JSON" or "GRPC")."""
         return self.endpoint.binding
 
     def _resolve_endpoint(self) -> Endpoint:
         """A pinned endpoint, version and binding need no card; everything else reads it."""
         pinned, version, bindings = self._pinned_endpoint, self.requested_version, self._bindings
         if pinned is not None and bindings is not None and len(bindings) == 1:
-            if version != "auto" or bindings[0] == HTTP_JSON:
+            if version != "auto" or bindings[0] != JSONRPC:  # HTTP+JSON, GRPC: 1.0 only
                 return Endpoint(url=pinned, version="1.0" if version == "auto" else version,
                                 binding=bindings[0])
         if pinned is not None and version != "auto" and bindings is None:
@@ -260,7 +263,7 @@ class A2AClient(TaskOperations):
 
     @property
     def _channel(self) -> Channel:
-        return self._channels[self.endpoint.binding]
+        return self._channels.get(self.endpoint.binding)
 
     @property
     def server_version(self) -> str | None:
@@ -286,10 +289,10 @@ class A2AClient(TaskOperations):
 
     def _stream(self, op: AnyOperation, request: object) -> EventStream:
         """An EventStream that resubscribes with SubscribeToTask and falls back to GetTask."""
-        rest = self.endpoint.binding == HTTP_JSON
+        one_zero = self.endpoint.binding != JSONRPC  # HTTP+JSON's and gRPC's events: 1.0 JSON
         return EventStream(
             lambda: self._open_stream(op, request),
-            rest_stream_event if rest else stream_event,
+            rest_stream_event if one_zero else stream_event,
             reopen=lambda task_id, last_id: self._open_stream(
                 Operation.SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task_id), last_id
             ),

@@ -47,7 +47,7 @@ from a2a_core.models import StreamEvent, SubscribeToTaskRequest, Task, TaskStatu
 from a2a_core.optable import AnyOperation, Operation, OperationSpec
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
-from ._grpc import GRPC, grpc_target, select_grpc_endpoint, speaks_grpc
+from ._grpc import GRPC, grpc_http_url, grpc_target, select_grpc_endpoint, speaks_grpc
 from .cards import Endpoint
 from .channel import extension_headers
 from .errors import ClientError, ConnectError, HTTPStatusError, ReadTimeout
@@ -80,7 +80,8 @@ class GrpcChannel:
     :param auth_for: instead, the credentials for one interface, given its URL as
         ``http(s)://host:port/`` (None: send none there): how a client keeps them to the
         agent's own origins.
-    :param headers: more metadata (custom headers, lower-cased).
+    :param headers: more metadata (custom headers, lower-cased), or a callable giving it
+        at each call (templates expanded then).
     :param credentials: TLS credentials for ``grpcs://`` (None: the system roots).
     """
 
@@ -91,13 +92,13 @@ class GrpcChannel:
         *,
         auth: AuthBase | None = None,
         auth_for: Callable[[str], AuthBase | None] | None = None,
-        headers: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | Callable[[], Mapping[str, str]] | None = None,
         credentials: grpc.ChannelCredentials | None = None,
     ) -> None:
         self._endpoint = endpoint
         self.extensions = tuple(extensions)
         self._auth_for = auth_for if auth_for is not None else (lambda url: auth)
-        self._headers = {k.lower(): v for k, v in (headers or {}).items()}
+        self._headers = headers if callable(headers) else (lambda: headers or {})
         self._credentials = credentials
         self._lock = threading.Lock()
         self._channels: dict[tuple[str, bool], grpc.Channel] = {}
@@ -117,6 +118,13 @@ class GrpcChannel:
         check: Callable[[Any], Any] | None = None,
     ) -> Res:
         """One unary rpc, decoded into the operation's result model; errors raise typed."""
+        value = self.result(op, request, timeout)
+        if check is not None:
+            check(value)
+        return decode_result(op, value, _VERSION)
+
+    def result(self, op: AnyOperation, request: Any, timeout: tuple[float, float]) -> Any:
+        """One unary rpc's result as its 1.0 JSON value (not decoded yet)."""
         method, message, metadata, channel = self._prepare(op, request)
         rpc = channel.unary_unary(method.path, request_serializer=_serialize,
                                   response_deserializer=method.response.FromString)
@@ -125,10 +133,7 @@ class GrpcChannel:
         except grpc.RpcError as exc:
             raise status_error(exc) from None
         self._note_echo(call.initial_metadata())
-        value = result_value(response)
-        if check is not None:
-            check(value)
-        return decode_result(op, value, _VERSION)
+        return result_value(response)
 
     def stream(
         self, op: AnyOperation, request: Any, *, max_reconnects: int = 3
@@ -141,6 +146,12 @@ class GrpcChannel:
                               SubscribeToTaskRequest(id=task_id, tenant=tenant))
 
         return GrpcEventStream(self._open(op, request), reopen, max_reconnects=max_reconnects)
+
+    def open_call(self, op: AnyOperation, request: Any) -> tuple[Iterator[Message], list[Message]]:
+        """A server-streaming rpc and its first message (none: it ended at once), read now
+        so that an error before the first event (task not found, 401) raises here."""
+        call = self._open(op, request)
+        return call, _first(call)
 
     def _open(self, op: AnyOperation, request: Any) -> Iterator[Message]:
         method, message, metadata, channel = self._prepare(op, request)
@@ -163,7 +174,7 @@ class GrpcChannel:
         return method, message, self._metadata(endpoint.url), self._channel(endpoint.url)
 
     def _metadata(self, url: str) -> tuple[tuple[str, str], ...]:
-        pairs = {**self._headers, "a2a-version": _VERSION,
+        pairs = {**{k.lower(): v for k, v in self._headers().items()}, "a2a-version": _VERSION,
                  **{k.lower(): v for k, v in extension_headers(self.extensions, _VERSION).items()}}
         http_url = _as_http(url)
         auth = self._auth_for(http_url)
@@ -337,5 +348,4 @@ def _serialize(message: Message) -> bytes:
 
 def _as_http(url: str) -> str:
     """The interface URL as an http(s) URL, for an ``AuthBase`` that reads the request's."""
-    target, tls = grpc_target(url)
-    return f"{'https' if tls else 'http'}://{target}/"
+    return grpc_http_url(url)

@@ -32,7 +32,7 @@ from a2a_core.generations import GENERATIONS_EXTENSION_URI
 from a2a_core.models import AgentCard, GetTaskRequest, Task, TaskStatusUpdateEvent
 from a2a_core.optable import Operation
 
-from .bindings import HTTP_JSON
+from .bindings import GRPC, HTTP_JSON
 from .cards import Endpoint
 from .channel import Channel
 from .errors import HTTPStatusError, ReadTimeout, TransportError, WaitTimeout
@@ -113,8 +113,8 @@ def preview_long_poll(
     their own. A snapshot without a generation is asked with 0, which the server
     answers at once with one (dev-1.1: 0 means "not known").
     """
-    if card is None or endpoint.version != "1.0":
-        return None
+    if card is None or endpoint.version != "1.0" or endpoint.binding == GRPC:
+        return None  # (the proto's GetTaskRequest has no generation: no long-poll over gRPC)
     if GENERATIONS_EXTENSION_URI not in {e.uri for e in card.capabilities.extensions}:
         return None
     make = RestChannel if endpoint.binding == HTTP_JSON else RPCChannel

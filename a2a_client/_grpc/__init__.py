@@ -12,7 +12,7 @@ from a2a_core.models import AgentCard, AgentInterface
 
 from ..cards import Endpoint
 
-__all__ = ["GRPC", "grpc_target", "select_grpc_endpoint", "speaks_grpc"]
+__all__ = ["GRPC", "grpc_http_url", "grpc_target", "select_grpc_endpoint", "speaks_grpc"]
 
 #: The card's ``protocolBinding`` for this binding.
 GRPC = "GRPC"
@@ -57,3 +57,10 @@ def grpc_target(url: str) -> tuple[str, bool]:
     if not netloc or port is None:
         raise ValueError(f"the gRPC interface URL {url!r} names no port")
     return netloc, scheme.lower() in _TLS
+
+
+def grpc_http_url(url: str) -> str:
+    """The interface URL as ``http(s)://host:port/``: the origin the client's credentials
+    rule compares, and the URL an ``AuthBase`` reads."""
+    target, tls = grpc_target(url)
+    return f"{'https' if tls else 'http'}://{target}/"

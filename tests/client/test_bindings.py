@@ -62,6 +62,8 @@ GRPC = ("http://h/grpc", "GRPC", "1.0")
     ((RPC10, RPC03, REST10), "auto", "auto", ("http://h/rpc", "1.0", "JSONRPC")),
     ((REST10, RPC10, RPC03), "auto", "auto", ("http://h/rest", "1.0", "HTTP+JSON")),
     ((GRPC, REST10, RPC10), "auto", "auto", ("http://h/rest", "1.0", "HTTP+JSON")),
+    # auto never picks gRPC, even as the only 1.0 interface: 0.3 JSON-RPC then
+    ((GRPC, RPC03), "auto", "auto", ("http://h/rpc", "0.3", "JSONRPC")),
     # 1.0 wins over the card's order: a 0.3 interface listed first does not
     ((RPC03, REST10), "auto", "auto", ("http://h/rest", "1.0", "HTTP+JSON")),
     # 0.3 REST is not spoken; the 0.3 JSON-RPC interface is
@@ -71,11 +73,15 @@ GRPC = ("http://h/grpc", "GRPC", "1.0")
     ((RPC10, REST10), "auto", "HTTP+JSON", ("http://h/rest", "1.0", "HTTP+JSON")),
     ((REST10, RPC10), "auto", "jsonrpc", ("http://h/rpc", "1.0", "JSONRPC")),
     ((REST10, RPC10), "1.0", "http+json", ("http://h/rest", "1.0", "HTTP+JSON")),
+    ((RPC10, GRPC), "auto", "grpc", ("http://h/grpc", "1.0", "GRPC")),
     # the caller's order
     ((RPC10, REST10), "auto", ("HTTP+JSON", "JSONRPC"), ("http://h/rest", "1.0", "HTTP+JSON")),
     ((RPC10,), "auto", ("HTTP+JSON", "JSONRPC"), ("http://h/rpc", "1.0", "JSONRPC")),
     ((REST10, RPC10), "auto", ("JSONRPC", "HTTP+JSON"), ("http://h/rpc", "1.0", "JSONRPC")),
     ((RPC03, REST10), "auto", ("JSONRPC", "HTTP+JSON"), ("http://h/rest", "1.0", "HTTP+JSON")),
+    ((RPC10, GRPC), "auto", ("GRPC", "JSONRPC"), ("http://h/grpc", "1.0", "GRPC")),
+    ((RPC03, GRPC), "auto", ("GRPC", "JSONRPC"), ("http://h/grpc", "1.0", "GRPC")),
+    ((RPC10,), "auto", ("GRPC", "JSONRPC"), ("http://h/rpc", "1.0", "JSONRPC")),
     # relative URLs resolve against the card's
     ((("/rest", "HTTP+JSON", "1.0"),), "auto", "auto",
      ("http://card.example/rest", "1.0", "HTTP+JSON")),
@@ -92,10 +98,12 @@ def test_choose_endpoint(interfaces: Any, version: str, binding: Any,
 def test_http_json_pinned_on_a_card_without_it_says_so() -> None:
     with pytest.raises(ValueError, match="no HTTP\\+JSON interface"):
         choose_endpoint(_card(RPC10, REST03), CARD_URL, "auto", ("HTTP+JSON",))
+    with pytest.raises(ValueError, match="no GRPC interface"):
+        choose_endpoint(_card(RPC10, REST10), CARD_URL, "auto", ("GRPC",))
 
 
 @pytest.mark.parametrize(("binding", "version"), [
-    ("SOAP", "auto"), ((), "auto"), ("HTTP+JSON", "0.3"), (("GRPC",), "1.0")])
+    ("SOAP", "auto"), ((), "auto"), ("HTTP+JSON", "0.3"), ("GRPC", "0.3")])
 def test_bad_binding_options_are_refused_at_construction(binding: Any, version: str) -> None:
     with pytest.raises(ValueError):
         A2AClient("http://127.0.0.1:9", binding=binding, version=version)
@@ -106,6 +114,11 @@ def test_a_pinned_rest_endpoint_needs_no_card() -> None:
                        binding="HTTP+JSON")
     assert client.endpoint == Endpoint(url="http://127.0.0.1:9/api", version="1.0",
                                        binding="HTTP+JSON")
+
+
+def test_a_pinned_grpc_endpoint_needs_no_card() -> None:
+    client = A2AClient("http://127.0.0.1:9", endpoint="127.0.0.1:10", binding="grpc")
+    assert client.endpoint == Endpoint(url="127.0.0.1:10", version="1.0", binding="GRPC")
 
 
 # -- both bindings against the real server ------------------------------------------------
@@ -323,5 +336,5 @@ def test_cli_binding_option(agent_url: str, binding: str) -> None:
 
 
 def test_cli_unknown_binding_is_a_usage_error(agent_url: str) -> None:
-    result = _a2a("card", agent_url, "--binding", "grpc")
+    result = _a2a("card", agent_url, "--binding", "soap")
     assert result.returncode == 2 and "binding" in result.stderr
