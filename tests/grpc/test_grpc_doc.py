@@ -103,3 +103,33 @@ def test_the_page_serves_http_and_grpc_on_one_store(tmp_path: Path) -> None:
     finally:
         for proc in started:
             stop_group(proc)
+
+
+def test_the_page_serves_grpc_with_a2a_serve_and_sends_over_it(tmp_path: Path) -> None:
+    serve_line, send_line = _block("--grpc")
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    http_addr, grpc_addr = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
+    env = {"PATH": os.pathsep.join([str(VENV_BIN), os.defpath]), "HOME": str(tmp_path),
+           "LANG": "C.UTF-8"}
+
+    def written(line: str) -> str:
+        return line.replace(".venv/bin/", f"{VENV_BIN}/") \
+            .replace("127.0.0.1:8000", http_addr).replace("127.0.0.1:9000", grpc_addr)
+
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        server = subprocess.Popen(["/bin/bash", "-c", written(serve_line)], cwd=tmp_path,
+                                  env=env, stdout=out, stderr=out, start_new_session=True)
+    try:
+        card_url = f"http://{http_addr}/.well-known/agent-card.json"
+        _wait(lambda: requests.get(card_url, timeout=2).ok, server, log)
+        interfaces = requests.get(card_url, timeout=5).json()["supportedInterfaces"]
+        assert {"url": grpc_addr, "protocolBinding": "GRPC", "protocolVersion": "1.0"} \
+            in interfaces
+        sent = subprocess.run(["/bin/bash", "-c", written(send_line)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert sent.returncode == 0, sent.stderr + log.read_text()
+        assert "hello" in sent.stdout and "completed" in sent.stdout.lower()
+        assert (tmp_path / "a2a-tasks.sqlite3").exists()
+    finally:
+        stop_group(server)
