@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CARD",
     "CallRecord",
+    "GRPC",
     "HTTP_JSON",
     "JSONRPC",
     "TraceParent",
@@ -45,6 +46,7 @@ __all__ = [
 #: The ``binding`` a call came in on, spelled as a card's ``protocolBinding``.
 JSONRPC = "JSONRPC"
 HTTP_JSON = "HTTP+JSON"
+GRPC = "GRPC"
 #: The agent card's own route (no operation).
 CARD = "card"
 
@@ -54,7 +56,7 @@ CARD = "card"
 class CallRecord:
     """What one call was: every field stays None (or 0) until a binding learns it."""
 
-    #: JSONRPC, HTTP+JSON or card.
+    #: JSONRPC, HTTP+JSON, GRPC or card.
     binding: str | None = None
     #: The operation's 1.0 name ("SendMessage"), whatever dialect named it.
     operation: str | None = None

@@ -26,11 +26,12 @@ import selectors
 import socket
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .concurrency import cooperative
 
-__all__ = ["HangupWatch", "client_gone_probe", "client_socket", "hangup_fd", "watch_hangup"]
+__all__ = ["CLIENT_GONE_KEY", "HangupWatch", "client_gone_probe", "client_socket", "hangup_fd",
+           "watch_hangup"]
 
 log = logging.getLogger("a2a_wsgi.streams")
 
@@ -48,8 +49,15 @@ def client_socket(environ: Mapping[str, Any]) -> Any:
     return None
 
 
+#: Where a request that has no socket of its own (a gRPC call) keeps its probe.
+CLIENT_GONE_KEY = "a2a.client_gone"
+
+
 def client_gone_probe(environ: Mapping[str, Any]) -> Callable[[], bool] | None:
     """A function answering True once the request's client has gone; None if unknowable."""
+    own = environ.get(CLIENT_GONE_KEY)
+    if callable(own):
+        return cast("Callable[[], bool]", own)
     sock = client_socket(environ)
     return None if sock is None else _Probe(sock.fileno)
 

@@ -12,13 +12,17 @@ connection with its own pings).
 The caller is authenticated by the app's own authenticators: they read an HTTP request
 (headers, peer), so the call's metadata is handed to them as one (:func:`call_environ`:
 ``authorization`` -> ``HTTP_AUTHORIZATION``, the peer -> ``REMOTE_ADDR``).
+
+Each call is observed as an HTTP request is (:func:`~a2a_wsgi.telemetry.observe`): one
+``a2a_wsgi.access`` line when it is answered (a stream: when it ends), binding ``GRPC``,
+with its span and metrics; its status is the HTTP one its error has on the other bindings.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import grpc
 from google.protobuf.message import Message
@@ -37,12 +41,15 @@ from a2a_core.closing import close
 from a2a_core.errors import InternalError, RPCError
 from a2a_core.extensions import ActivatedExtensions
 from a2a_core.http import Headers, HttpRequest
+from a2a_core.observe import GRPC, UNOBSERVED, CallRecord
 from a2a_core.operations import Outcome, Stream
 from a2a_core.service import Heartbeat, Idle, OutboundEvent, StreamItem
 from a2a_core.versioning import V1_0, negotiate_version
 
 from ..app import A2AApp
 from ..auth.wsgi import RequestGuard, as_policy
+from ..disconnect import CLIENT_GONE_KEY
+from ..telemetry import call_record, observe
 
 __all__ = ["A2AGrpcService", "call_environ"]
 
@@ -56,8 +63,12 @@ class _Abort(Exception):
     """The call ends with this status (code name, ``google.rpc.Status`` bytes)."""
 
     def __init__(self, err: RPCError, code_name: str | None = None,
-                 trailers: tuple[tuple[str, str], ...] = ()) -> None:
+                 trailers: tuple[tuple[str, str], ...] = (), http_status: int | None = None
+                 ) -> None:
         super().__init__(err.message)
+        self.error = err
+        #: What the HTTP bindings would answer: the access line's status.
+        self.http_status = err.http_status if http_status is None else http_status
         self.message = err.message
         self.code_name, self.details = error_status(err, code_name)
         #: More trailing metadata: a refused caller's ``www-authenticate`` challenges.
@@ -119,51 +130,69 @@ class A2AGrpcService:
 
     def _unary(self, method: GrpcMethod) -> Callable[[Message, grpc.ServicerContext], Message]:
         def answer(request: Message, context: grpc.ServicerContext) -> Message:
-            try:
-                outcome = self._run(method, request, context)
-                if isinstance(outcome, Stream):  # not for a unary rpc: the table says so
-                    close(outcome.items)
-                    raise _Abort(InternalError())
-                return result_message(method, outcome.value)
-            except Exception as exc:
-                _fail(context, method, exc)
+            failures: list[_Abort] = []
+
+            def handle(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+                record = call_record(environ) or UNOBSERVED
+                try:
+                    outcome = self._run(method, request, context, record)
+                    if isinstance(outcome, Stream):  # not for a unary rpc: the table says so
+                        close(outcome.items)
+                        raise _Abort(InternalError())
+                    answered = [result_message(method, outcome.value)]
+                except Exception as exc:
+                    return _failed(exc, method, record, start_response, failures)
+                start_response("200 OK", [])
+                return answered
+
+            body = observe(_environ(context, method), _no_headers, handle)
+            if failures:
+                _end(context, failures[0])
+            return cast("list[Message]", body)[0]
         return answer
 
     def _streaming(
         self, method: GrpcMethod
     ) -> Callable[[Message, grpc.ServicerContext], Iterator[Message]]:
         def answer(request: Message, context: grpc.ServicerContext) -> Iterator[Message]:
-            items: Iterator[StreamItem] | None = None
+            failures: list[_Abort] = []
+
+            def handle(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+                record = call_record(environ) or UNOBSERVED
+                try:
+                    outcome = self._run(method, request, context, record)
+                    if not isinstance(outcome, Stream):
+                        raise _Abort(InternalError())
+                except Exception as exc:
+                    return _failed(exc, method, record, start_response, failures)
+                start_response("200 OK", [])
+                return _messages(outcome.items, method, record, failures)
+
+            body = observe(_environ(context, method), _no_headers, handle)
             try:
-                outcome = self._run(method, request, context)
-                if not isinstance(outcome, Stream):
-                    raise _Abort(InternalError())
-                items = outcome.items
-                for item in items:
-                    if isinstance(item, (Heartbeat, Idle)):
-                        continue  # gRPC keeps the connection with its own pings
-                    yield stream_message(item.event if isinstance(item, OutboundEvent)
-                                         else item)
-            except Exception as exc:
-                _fail(context, method, exc)
-            finally:
-                if items is not None:  # the client left, or the stream ended: stop its producer
-                    close(items)
+                yield from cast("Iterator[Message]", body)
+            finally:  # the client left, or the stream ended: stop its producer, log its line
+                close(body)
+            if failures:
+                _end(context, failures[0])
         return answer
 
     def _run(self, method: GrpcMethod, request: Message,
-             context: grpc.ServicerContext) -> Outcome:
+             context: grpc.ServicerContext, record: CallRecord) -> Outcome:
         """Authenticate, negotiate, and run the call through the app's pipeline."""
         app = self.app
         calls: CallPipeline = app.dispatcher.calls
         identity = None
+        record.start(GRPC)
         if self.guard is not None:
             identity, refused = self.guard.admit(call_environ(context), None)
             if refused is not None:
                 raise _refusal(refused)
         headers = _headers(context)
         version = _version(headers)
+        record.start(GRPC, version, identity)
         params = params_of(request)
+        record.operating(method.operation, params)
         http = HttpRequest(method="POST", path=method.path, headers=headers,
                            client_gone=lambda: not context.is_active())
         activated: ActivatedExtensions | None = None
@@ -172,9 +201,9 @@ class A2AGrpcService:
             ctx = calls.context(http, params, version, activated,
                                 base_url=self.base_url or app.base_url, metadata=None,
                                 identity=identity)
-            outcome = calls.run(method.operation, params, ctx, activated)
+            outcome = calls.run(method.operation, params, ctx, activated, record)
         except Busy as busy:
-            raise _Abort(busy.error(), "UNAVAILABLE") from None
+            raise _Abort(busy.error(), "UNAVAILABLE", http_status=503) from None
         except Refused as refused:
             raise _refusal(refused) from None
         finally:
@@ -204,18 +233,56 @@ def _refusal(refused: Refused) -> _Abort:
     challenges = tuple(("www-authenticate", value) for name, value in refused.headers
                        if name.lower() == "www-authenticate")
     return _Abort(refused.error, "PERMISSION_DENIED" if refused.status == 403
-                  else "UNAUTHENTICATED", challenges)
+                  else "UNAUTHENTICATED", challenges, http_status=refused.status)
 
 
-def _fail(context: grpc.ServicerContext, method: GrpcMethod, exc: Exception) -> NoReturn:
-    """End the call for ``exc``: its own status, an A2A error's, or INTERNAL (logged here,
-    never shown to the peer)."""
+def _environ(context: grpc.ServicerContext, method: GrpcMethod) -> dict[str, Any]:
+    """The call as the access line and span read a request: its rpc as the path, and
+    whether the client has gone (a stream it cancelled)."""
+    return {**call_environ(context), "PATH_INFO": method.path,
+            CLIENT_GONE_KEY: lambda: not context.is_active()}
+
+
+def _no_headers(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> None:
+    """The start_response :func:`observe` forwards to: gRPC sends no HTTP headers."""
+
+
+def _abort_for(exc: Exception, method: GrpcMethod) -> _Abort:
+    """The status ``exc`` ends the call with: its own, an A2A error's, or INTERNAL (logged
+    here, never shown to the peer)."""
     if isinstance(exc, _Abort):
-        _end(context, exc)
+        return exc
     if isinstance(exc, RPCError):
-        _end(context, _Abort(exc))
+        return _Abort(exc)
     log.exception("unhandled error in gRPC %s", method.operation.name, exc_info=exc)
-    _end(context, _Abort(InternalError()))
+    return _Abort(InternalError())
+
+
+def _failed(exc: Exception, method: GrpcMethod, record: CallRecord,
+            start_response: Callable[..., Any], failures: list[_Abort]) -> list[Message]:
+    """The call failed before its answer: noted, its status kept for :func:`_end`."""
+    abort = _abort_for(exc, method)
+    record.failed(abort.error)
+    start_response(f"{abort.http_status} {abort.code_name}", [])
+    failures.append(abort)
+    return []
+
+
+def _messages(items: Iterator[StreamItem], method: GrpcMethod, record: CallRecord,
+              failures: list[_Abort]) -> Iterator[Message]:
+    """A stream's events as ``StreamResponse`` messages; a failure ends it, kept for
+    :func:`_end`."""
+    try:
+        for item in items:
+            if isinstance(item, (Heartbeat, Idle)):
+                continue  # gRPC keeps the connection with its own pings
+            yield stream_message(item.event if isinstance(item, OutboundEvent) else item)
+    except Exception as exc:
+        abort = _abort_for(exc, method)
+        record.failed(abort.error)
+        failures.append(abort)
+    finally:
+        close(items)
 
 
 def _end(context: grpc.ServicerContext, abort: _Abort) -> NoReturn:
