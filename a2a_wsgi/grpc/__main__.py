@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from types import FrameType
 
 from ..app import A2AApp
+from ..store_choice import MemoryStoreInManyProcessesError, MissingExtraError
+from ..stores.base import StoreOpenError
 from ._server import DEFAULT_MAX_WORKERS, serve_grpc
 
 
@@ -38,7 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not isinstance(app, A2AApp):
         parser.error(f"{args.app} is not an A2AApp")
     # Other processes (the HTTP workers) may serve the same app: an in-memory store is refused.
-    server = serve_grpc(app, args.bind, max_workers=args.max_workers, multiprocess=True)
+    try:
+        server = serve_grpc(app, args.bind, max_workers=args.max_workers, multiprocess=True)
+    except (MemoryStoreInManyProcessesError, MissingExtraError, StoreOpenError, OSError,
+            RuntimeError) as exc:  # (grpcio's "Failed to bind" is a RuntimeError)
+        print(f"a2a: gRPC on {args.bind}: {exc}", file=sys.stderr, flush=True)
+        return 1
     print(f"a2a: serving gRPC on {args.bind.rsplit(':', 1)[0]}:{server.port}", flush=True)
     stopping = threading.Event()
 
