@@ -30,7 +30,8 @@ from support.gunicorn import ROOT, free_port, stop_group
 
 from a2a_client import A2AClient
 from a2a_core.models import Task, TaskState, TaskStatusUpdateEvent
-from a2a_wsgi.serve_checks import EXIT_CODES, EXIT_GRPC
+from a2a_wsgi.grpc_process import grpc_environ, grpc_url
+from a2a_wsgi.serve_checks import EXIT_CODES, EXIT_GRPC, EXIT_STORE
 
 pytestmark = pytest.mark.slow
 A2A = Path(sys.executable).parent / "a2a"
@@ -257,3 +258,35 @@ def test_a_busy_grpc_port_is_one_line_and_its_own_exit_code(tmp_path: Path) -> N
     assert done.stderr.strip().splitlines() == [
         f"a2a serve: cannot listen for gRPC on 127.0.0.1:{port}: another process is listening "
         "there; stop it or choose another port with --grpc"]
+
+
+def test_an_in_memory_store_is_refused_even_for_one_worker(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [str(A2A), "serve", "examples.echo:app", "--bind", f"127.0.0.1:{free_port()}",
+         "--grpc", f"127.0.0.1:{free_port()}", "--workers", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+        env={**os.environ, "A2A_STORE": "memory"})
+    assert done.returncode == EXIT_STORE, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("a2a serve: ") and "in memory" in line
+
+
+def test_the_same_address_for_both_is_refused() -> None:
+    port = free_port()
+    done = subprocess.run(
+        [str(A2A), "serve", "examples.echo:app", "--bind", f"127.0.0.1:{port}",
+         "--grpc", f"127.0.0.1:{port}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == EXIT_GRPC
+    assert done.stderr.strip().splitlines() == [
+        f"a2a serve: --grpc and --bind name the same address 127.0.0.1:{port}"]
+
+
+def test_the_card_url_of_a_wildcard_bind_is_this_machines_name() -> None:
+    environ: dict[str, str] = {}
+    grpc_environ("0.0.0.0", 9000, environ)
+    assert environ == {"A2A_GRPC_URL": f"{socket.getfqdn()}:9000", "A2A_STORE": "sqlite://"}
+    named = {"A2A_GRPC_URL": "grpcs://agent.example:443", "A2A_STORE": "postgresql://db/a"}
+    grpc_environ("127.0.0.1", 9000, named)  # what the deployment set stays
+    assert named == {"A2A_GRPC_URL": "grpcs://agent.example:443", "A2A_STORE": "postgresql://db/a"}
+    assert grpc_url("::1", 9000) == "[::1]:9000"
