@@ -136,7 +136,7 @@ class AgentRunner:
         """Append the user's message and move the task to WORKING now (runtime Rule 3);
         refused (-32010) unless the task is at ``generation`` when one is given."""
         change = guarded(self.changes.continuation(msg), generation)
-        lease = self._keeper.claim(call)
+        lease = self._keeper.claim(call, task_id)
         stored = self._updates.update(task_id, scope, change, lease=lease)
         task = stored.task
         if push is not None:
@@ -144,19 +144,28 @@ class AgentRunner:
         run = Run(task_id=task.id, context_id=task.context_id, scope=scope,
                   message=task.history[-1], history=tuple(task.history),
                   is_new=False, call=call, push=None, snapshot=stored)
-        run.leased = lease is not None  # the keeper renews it while the run waits in the pool
+        # The keeper renews a lease of this process while the run waits in the pool.
+        run.leased = self._keeper.holds(lease)
         return self.register(run)
 
     def rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
         """Re-run a lost worker's task from its last user message (the keeper's hook)."""
+        run = self.stored_run(stored, scope, call)
+        run.leased = True  # the reaper took the lease: renew it while the run waits in the pool
+        self.submit(run)
+
+    def stored_run(self, stored: StoredTask, scope: Scope, call: CallContext) -> Run:
+        """A registered run of a stored task on its last user message (a re-run, or a
+        job queue's run). A task still SUBMITTED runs as a new task's run would: a bare
+        message completes it."""
         task = stored.task
         users = [m for m in task.history if m.role is Role.USER]
         message = users[-1] if users else task.history[-1]
-        run = self.register(Run(task_id=task.id, context_id=task.context_id, scope=scope,
-                                message=message, history=tuple(task.history), is_new=False,
-                                call=call, push=None, snapshot=stored))
-        run.leased = True  # the reaper took the lease: renew it while the run waits in the pool
-        self.submit(run)
+        run = Run(task_id=task.id, context_id=task.context_id, scope=scope, message=message,
+                  history=tuple(task.history), is_new=task.status.state is TaskState.SUBMITTED,
+                  call=call, push=None, snapshot=stored)
+        run.created = True
+        return self.register(run)
 
     def create_submitted(self, run: Run) -> Task:
         """Store a non-blocking send's task at once, SUBMITTED; drop the run if that fails."""
@@ -355,11 +364,11 @@ class AgentRunner:
         message_id = run.message.message_id if run.fingerprint is not None else None
         # The save that acknowledges the task leases it too: if this process dies
         # before the run starts (queued in the pool), a reaper recovers it.
-        lease = None if run.leased else self._keeper.claim(run.call)
+        lease = None if run.leased else self._keeper.claim(run.call, run.task_id)
         stored = self._updates.create(task, run.scope, then, message_id=message_id,
                                       fingerprint=run.fingerprint, lease=lease)
         with run.lock:
-            run.leased = run.leased or lease is not None
+            run.leased = run.leased or self._keeper.holds(lease)
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)
             run.latest = stored

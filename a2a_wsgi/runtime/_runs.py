@@ -47,6 +47,8 @@ class Run:
         self.leased = False
         #: Set when the agent's run begins (before: queued in the pool).
         self.started = False
+        #: Runs the task had before this one's lease (a queued run's; see _keeper).
+        self.prior_runs = 0
         #: Guards the run's state below; ``cond`` (on this lock) wakes whoever waits on it.
         self.lock = threading.RLock()
         self.cond = Signal(self.lock)

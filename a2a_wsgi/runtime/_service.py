@@ -43,6 +43,7 @@ from a2a_core.tasks import is_cancelable
 
 from ..agent import Agent, AgentContext
 from ..concurrency import default_agent_workers
+from ..execution import RunRef
 from ..push.planner import PushPlanner as DefaultPushPlanner
 from ..push.settings import PushSettings
 from ..stores import DuplicateMessageError, MemoryTaskStore, StoredTask, TaskStore, open_store
@@ -61,6 +62,7 @@ from ._generations import held_until_changed
 from ._keeper import LeaseKeeper
 from ._paging import list_page
 from ._push_configs import PushConfigs
+from ._queued import QueuedRuns, never_queued
 from ._runs import Run, RunRegistry
 from ._settings import RuntimeSettings, StreamSettings
 from ._subscriptions import Subscriptions
@@ -123,11 +125,17 @@ class Runtime:
                                     max_history=settings.max_history,
                                     max_artifacts=settings.max_artifacts,
                                     generations=generations)
+        executor = settings.executor
+        if executor is not None and isinstance(self.store, MemoryTaskStore):
+            raise ValueError("runs on a job queue (RuntimeSettings.executor) need a task store "
+                             "the queue's workers share: A2A_STORE=sqlite:// on one host, "
+                             "postgresql://... on many; not memory")
         self._keeper = LeaseKeeper(
             self.store, self._runs, self._updates, changes,
             lease_seconds=self._default_lease(settings.lease_seconds),
             poll_interval=settings.poll_interval, retention=settings.retention, clock=clock,
-            may_rerun=self._may_rerun, rerun=self._rerun)
+            may_rerun=self._may_rerun, rerun=self._rerun,
+            queue_timeout=settings.queue_timeout if executor is not None else None)
         self._push = PushConfigs(self.store, push, changes.new_id)
         self._pool = ThreadPoolExecutor(max_workers=settings.max_workers
                                         or default_agent_workers(),
@@ -135,6 +143,10 @@ class Runtime:
         self._runner = AgentRunner(agent, updates=self._updates, changes=changes,
                                    keeper=self._keeper, runs=self._runs,
                                    push_configs=self._push, pool=self._pool, clock=clock)
+        #: Runs handed to a job queue (None: they execute on this process's pool).
+        self._queued = None if executor is None else QueuedRuns(
+            executor, store=self.store, runner=self._runner, updates=self._updates,
+            keeper=self._keeper, runs=self._runs, changes=changes)
         self._streams = Subscriptions(self.store, running=self._keeper.running,
                                       heartbeat_interval=streams.heartbeat_interval,
                                       resubscribe_timeout=streams.resubscribe_timeout)
@@ -154,9 +166,20 @@ class Runtime:
         return (bool(self.agent.rerun_on_worker_loss)
                 and attempts <= self.settings.rerun_attempts)
 
-    def _rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
-        """The keeper's hook: run a lost worker's task again."""
-        self._runner.rerun(stored, scope, call)
+    def _rerun(self, stored: StoredTask, scope: Scope, call: CallContext, runs: int) -> None:
+        """The keeper's hook: run a lost worker's task again (through the job queue, if any)."""
+        if self._queued is not None:
+            self._queued.requeue(stored, scope, call, runs)
+        else:
+            self._runner.rerun(stored, scope, call)
+
+    def run_queued(self, ref: RunRef) -> bool:
+        """A job queue worker's entry point: claim the task ``ref`` names and run the agent
+        on it in this thread (:mod:`a2a_wsgi.execution`). False when the delivery was
+        dropped: the run is over, runs on a live worker, or is left to the reapers."""
+        if self._queued is None:
+            raise RuntimeError("run_queued() needs RuntimeSettings(executor=...)")
+        return self._queued.execute(ref)
 
     def stop_streams(self) -> None:
         """End open streams cleanly (tasks go on; clients resume with Last-Event-ID)."""
@@ -225,6 +248,8 @@ class Runtime:
         if earlier is not None:
             return self._replayed(earlier.id, ctx) if blocking else earlier
         run = self._begin(request, claim, ctx)
+        if self._queued is not None:
+            return self._send_queued(run, blocking, ctx)
         if blocking:
             self._runner.execute(run)
             if run.duplicate_of is not None:  # a concurrent send of it stored its task first
@@ -236,6 +261,21 @@ class Runtime:
             return self._updates.visible(dup.task_id, self._scope(ctx))
         self._runner.submit(run)
         return task
+
+    def _send_queued(self, run: Run, blocking: bool, ctx: CallContext) -> Task:
+        """Queue the run; the task at once, or (blocking) once it settles."""
+        try:
+            stored = self._queued.start(run) if self._queued is not None else None
+        except DuplicateMessageError as dup:  # a concurrent send of it stored its task first
+            if blocking:
+                return self._replayed(dup.task_id, ctx)
+            return self._updates.visible(dup.task_id, self._scope(ctx))
+        assert stored is not None and self._queued is not None
+        if not blocking:
+            return stored.task
+        return self._updates.settled(run.task_id, run.scope,
+                                     running=self._queued.pending(run.task_id),
+                                     client_gone=ctx.client_gone, limit=float("inf"))
 
     def _replayed(self, task_id: str, ctx: CallContext) -> Task:
         """What a retried blocking send answers: what its first send would answer now.
@@ -259,6 +299,12 @@ class Runtime:
         if earlier is not None:
             return self._streams.resent(earlier.id, self._scope(ctx), ctx.client_gone)
         run = self._begin(request, claim, ctx)
+        if self._queued is not None:
+            try:
+                stored = self._queued.start(run)
+            except DuplicateMessageError as dup:  # a concurrent send stored its task first
+                return self._streams.resent(dup.task_id, self._scope(ctx), ctx.client_gone)
+            return self._streams.sent(stored, ctx.client_gone)
         self._runner.submit(run)
         return self._streams.run_stream(run)
 
@@ -346,6 +392,8 @@ class Runtime:
             ) from None
         for run in self._runs.of(task.id):
             run.cancelled.set()
+        if self._queued is not None:
+            self._queued.canceled(task.id)
         return stored.task
 
     def _run_cancel_hook(self, task: Task, ctx: CallContext) -> None:
@@ -391,6 +439,6 @@ class Runtime:
 
 def _moved_on(task: Task) -> bool:
     """Whether the task is no longer as its first send left it (continued, or canceled)."""
-    if task.status.state is TaskState.CANCELED:
+    if task.status.state is TaskState.CANCELED or never_queued(task):
         return True
     return sum(1 for message in task.history if message.role is Role.USER) > 1
