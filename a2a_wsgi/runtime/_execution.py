@@ -56,7 +56,7 @@ from ._generations import guarded
 from ._keeper import LeaseKeeper
 from ._push_configs import PushConfigs
 from ._retry import outage_reason, retry_outage
-from ._runs import Run, RunRegistry
+from ._runs import Run, RunRegistry, stored_run
 from ._updates import TaskUpdates
 
 __all__ = ["AgentRunner"]
@@ -150,22 +150,9 @@ class AgentRunner:
 
     def rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
         """Re-run a lost worker's task from its last user message (the keeper's hook)."""
-        run = self.stored_run(stored, scope, call)
+        run = self.register(stored_run(stored, scope, call))
         run.leased = True  # the reaper took the lease: renew it while the run waits in the pool
         self.submit(run)
-
-    def stored_run(self, stored: StoredTask, scope: Scope, call: CallContext) -> Run:
-        """A registered run of a stored task on its last user message (a re-run, or a
-        job queue's run). A task still SUBMITTED runs as a new task's run would: a bare
-        message completes it."""
-        task = stored.task
-        users = [m for m in task.history if m.role is Role.USER]
-        message = users[-1] if users else task.history[-1]
-        run = Run(task_id=task.id, context_id=task.context_id, scope=scope, message=message,
-                  history=tuple(task.history), is_new=task.status.state is TaskState.SUBMITTED,
-                  call=call, push=None, snapshot=stored)
-        run.created = True
-        return self.register(run)
 
     def create_submitted(self, run: Run) -> Task:
         """Store a non-blocking send's task at once, SUBMITTED; drop the run if that fails."""

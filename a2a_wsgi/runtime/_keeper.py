@@ -303,7 +303,7 @@ class LeaseKeeper:
             return
         queued = stored.task.status.state is TaskState.SUBMITTED
         reason = UNSTARTED_REASON if queued else LOST_WORKER_REASON
-        log.warning("failing task %s: %s", task_id, reason)
+        log.warning("failing task %s after %d run(s): %s", task_id, attempts, reason)
         fail = self._changes.failure(task_id, stored.task.context_id, reason)
         try:
             self._updates.update(task_id, scope, unless_terminal(fail))

@@ -31,7 +31,7 @@ from ._changes import Changes, unless_terminal
 from ._defaults import Scope, log, utc_now
 from ._execution import AgentRunner
 from ._keeper import LeaseKeeper, call_payload, payload_call, payload_runs, queued_holder
-from ._runs import Run, RunRegistry
+from ._runs import Run, RunRegistry, stored_run
 from ._updates import TaskUpdates
 
 __all__ = ["NOT_QUEUED_REASON", "QueuedRuns", "never_queued"]
@@ -137,7 +137,7 @@ class QueuedRuns:
         if claimed is None:
             return False
         stored, call, runs = claimed
-        run = self._runner.stored_run(stored, scope, call)
+        run = self._runner.register(stored_run(stored, scope, call))
         run.leased, run.prior_runs = True, runs
         self._keeper.start()  # renews the lease, hears a cancel stored by the web tier
         self._runner.execute(run)

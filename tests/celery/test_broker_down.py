@@ -1,0 +1,105 @@
+"""A broker that is down when a send arrives: a clear "retry later" within 5 s, nothing left
+SUBMITTED; once a broker is back (a private redis-server on that port), the same send works.
+The machine's shared RabbitMQ and Redis are never touched."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from celery_support import Stack, until
+from support.gunicorn import free_port
+
+from a2a_client import A2AClient
+from a2a_core.models import Task, TaskState
+
+pytestmark = pytest.mark.celery
+
+
+def _message(text: str, message_id: str) -> dict[str, object]:
+    return {"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": text}]}
+
+
+@pytest.fixture()
+def redis_port() -> int:
+    if shutil.which("redis-server") is None:
+        pytest.fail("redis-server is not installed (the fault tests start their own)")
+    return free_port()
+
+
+@pytest.fixture()
+def down_stack(tmp_path: Path, redis_port: int) -> Iterator[Stack]:
+    stack = Stack(tmp_path, broker=f"redis://127.0.0.1:{redis_port}/0", start_worker=False)
+    try:
+        yield stack
+    finally:
+        stack.stop()
+
+
+def _start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no", "--dir", str(folder)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import socket
+
+    def up() -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return True
+        except OSError:
+            return False
+
+    assert until(up, 10), "the private redis-server did not start"
+    return proc
+
+
+def test_send_with_the_broker_down_answers_retry_later_and_leaves_nothing_submitted(
+        down_stack: Stack, redis_port: int, tmp_path: Path) -> None:
+    url = down_stack.url
+    rpc_id = f"msg-{uuid.uuid4().hex}"
+    started = time.monotonic()
+    answer = requests.post(url, timeout=30, headers={"A2A-Version": "1.0"}, json={
+        "jsonrpc": "2.0", "id": 7, "method": "SendMessage",
+        "params": {"message": _message("hello", rpc_id)}})
+    took = time.monotonic() - started
+    assert took < 5, f"the send took {took:.1f} s to fail"
+    error = answer.json()["error"]
+    assert error["code"] == -32603 and "retry in" in error["message"], error
+    assert answer.status_code == 503 and int(answer.headers["Retry-After"]) > 0
+
+    started = time.monotonic()
+    rest = requests.post(url + "rest/message:send", timeout=30,
+                         headers={"A2A-Version": "1.0", "Content-Type": "application/a2a+json"},
+                         json={"message": _message("hello", f"msg-{uuid.uuid4().hex}")})
+    assert time.monotonic() - started < 5
+    assert rest.status_code == 503 and int(rest.headers["Retry-After"]) > 0, rest.text
+    assert "retry in" in rest.text
+
+    with A2AClient(url, version="1.0", binding="JSONRPC", timeout=30) as client:
+        tasks = list(client.list_tasks())
+        assert tasks and all(t.status.state is TaskState.FAILED for t in tasks), tasks
+
+        # The broker comes back (and a worker with it): the same send, retried, runs.
+        redis = _start_redis(redis_port, tmp_path)
+        try:
+            down_stack.add_worker()
+            answer = requests.post(url, timeout=30, headers={"A2A-Version": "1.0"}, json={
+                "jsonrpc": "2.0", "id": 8, "method": "SendMessage",
+                "params": {"message": _message("hello", rpc_id)}})
+            result = answer.json()["result"]
+            task = result.get("task", result)
+            assert task["status"]["state"] == "TASK_STATE_COMPLETED", answer.text
+            got = client.get_task(task["id"])
+            assert isinstance(got, Task) and got.status.state is TaskState.COMPLETED
+        finally:
+            for worker in down_stack.workers:
+                worker.stop()
+            down_stack.workers.clear()
+            redis.terminate()
+            redis.wait(timeout=10)
