@@ -1,7 +1,7 @@
 """An agent whose runs execute on Celery workers, not in the web server (docs/work-tier.md).
 
     .venv/bin/pip install -e '.[celery]'
-    celery -A examples.celery_agent:celery worker -Q a2a          # the work tier
+    celery -A examples.celery_agent:celery worker                 # the work tier
     a2a serve examples.celery_agent:app --workers 2               # the web tier
 
 (``-A`` names ``:celery``: given a bare module, Celery takes its ``app`` attribute,
@@ -86,6 +86,7 @@ class CeleryEchoAgent(Agent):
 def build(agent: Agent) -> tuple[A2AApp, Celery]:
     """The A2AApp serving ``agent`` with its runs on Celery, and that Celery application."""
     celery = Celery("celery_agent", broker=BROKER)
+    celery.conf.task_default_queue = QUEUE  # what a worker started without -Q consumes
     executor = CeleryExecutor(celery, queue=QUEUE)
     app = A2AApp(
         agent,
