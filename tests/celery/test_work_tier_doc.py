@@ -132,7 +132,7 @@ def test_the_redis_commands(tmp_path: Path) -> None:
         assert shlex.split(worker)[0].startswith("A2A_CELERY_BROKER=redis://")
         shell.serve(worker, "worker")
         shell.serve(web, "web")
-        result = _send_until_served(shell, f'.venv/bin/a2a send http://127.0.0.1:8000/ "hi"')
+        result = _send_until_served(shell, '.venv/bin/a2a send http://127.0.0.1:8000/ "hi"')
         assert result.returncode == 0, (result.stderr, shell.logs())
         assert "hi" in result.stdout
     finally:
