@@ -103,3 +103,21 @@ def test_send_with_the_broker_down_answers_retry_later_and_leaves_nothing_submit
             down_stack.workers.clear()
             redis.terminate()
             redis.wait(timeout=10)
+
+
+def test_an_amqp_broker_that_is_down_fails_the_send_within_5_s(tmp_path: Path) -> None:
+    """RabbitMQ's transport (publisher confirms) on a port nobody listens on."""
+    stack = Stack(tmp_path, broker=f"amqp://guest:guest@127.0.0.1:{free_port()}//",
+                  start_worker=False)
+    try:
+        started = time.monotonic()
+        answer = requests.post(stack.url, timeout=30, headers={"A2A-Version": "0.3"}, json={
+            "jsonrpc": "2.0", "id": 1, "method": "message/send",
+            "params": {"message": {"kind": "message", "messageId": f"m-{uuid.uuid4().hex}",
+                                   "role": "user", "parts": [{"kind": "text", "text": "hi"}]}}})
+        assert time.monotonic() - started < 5
+        error = answer.json()["error"]
+        assert error["code"] == -32603 and "retry in" in error["message"], error
+        assert answer.status_code == 503 and answer.headers["Retry-After"]
+    finally:
+        stack.stop()
