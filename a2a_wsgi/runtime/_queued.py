@@ -40,6 +40,8 @@ __all__ = ["NOT_QUEUED_REASON", "QueuedRuns", "never_queued"]
 #: same send makes a new task: see :func:`never_queued`).
 NOT_QUEUED_REASON = "the job queue did not take this task's run; nothing ran"
 
+#: The states a queued run may still be about to change (claimed or running).
+_UNSETTLED = (TaskState.SUBMITTED, TaskState.WORKING)
 #: How long a blocking send waits before it looks again whether its run is still
 #: pending, when no lease says so (a worker's claim swaps the queue's lease for its own).
 _CLAIM_GAP = 0.05
@@ -99,13 +101,17 @@ class QueuedRuns:
     def _task_context(self, task_id: str, scope: Scope) -> str:
         return self._updates.visible(task_id, scope).context_id
 
-    def pending(self, task_id: str) -> Callable[[], bool]:
+    def pending(self, task_id: str, scope: Scope) -> Callable[[], bool]:
         """``running()`` of a blocking send's wait: a lease (the queue's or a worker's) is
-        live; looked at twice, a moment apart, since a claim swaps one for the other."""
+        live. Without one, a task that is not settled is looked at again a moment later:
+        a worker's claim swaps the queue's lease for its own."""
 
         def running() -> bool:
             if self._keeper.running(task_id):
                 return True
+            stored = self._store.load(task_id, owner=scope[0], tenant=scope[1])
+            if stored is None or stored.task.status.state not in _UNSETTLED:
+                return False
             time.sleep(_CLAIM_GAP)
             return self._keeper.running(task_id)
 
@@ -163,8 +169,7 @@ class QueuedRuns:
             log.info("task %s: another delivery claimed it first; dropped", task_id)
             return None
         stored = self._store.load(task_id, owner=scope[0], tenant=scope[1])
-        if stored is None or stored.task.status.state not in (TaskState.SUBMITTED,
-                                                              TaskState.WORKING):
+        if stored is None or stored.task.status.state not in _UNSETTLED:
             log.info("task %s: nothing to run (%s); delivery dropped", task_id,
                      "gone" if stored is None else stored.task.status.state.value)
             self._store.release_lease(task_id, self._keeper.worker_id)

@@ -274,7 +274,7 @@ class Runtime:
         if not blocking:
             return stored.task
         return self._updates.settled(run.task_id, run.scope,
-                                     running=self._queued.pending(run.task_id),
+                                     running=self._queued.pending(run.task_id, run.scope),
                                      client_gone=ctx.client_gone, limit=float("inf"))
 
     def _replayed(self, task_id: str, ctx: CallContext) -> Task:
