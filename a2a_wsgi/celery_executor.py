@@ -63,8 +63,9 @@ class CeleryExecutor:
         self._app: A2AApp | None = None
         _configure(celery, connect_timeout)
 
-        def run(task_id: str, owner: str | None, tenant: str | None) -> None:
-            self._run(task_id, owner, tenant)
+        def run(task_id: str, owner: str | None, tenant: str | None,
+                traceparent: str | None = None) -> None:
+            self._run(RunRef(task_id, owner, tenant, traceparent))
 
         self.task = celery.task(name=TASK_NAME, acks_late=True, ignore_result=True,
                                 queue=queue, shared=False)(run)
@@ -80,7 +81,8 @@ class CeleryExecutor:
     def submit(self, ref: RunRef) -> None:
         """Publish the run's ids; raise QueueUnavailable when the broker does not take them."""
         try:
-            self.task.apply_async(args=(ref.task_id, ref.owner, ref.tenant), queue=self.queue,
+            self.task.apply_async(args=(ref.task_id, ref.owner, ref.tenant, ref.traceparent),
+                                  queue=self.queue,
                                   retry=True, retry_policy=self._retry_policy)
         except Exception as exc:
             raise QueueUnavailable(self.retry_after,
@@ -88,14 +90,14 @@ class CeleryExecutor:
 
     # -- a worker ---------------------------------------------------------------------------
 
-    def _run(self, task_id: str, owner: str | None, tenant: str | None) -> None:
+    def _run(self, ref: RunRef) -> None:
         """The Celery task's body: claim the task and run the agent in this process."""
         app = self._app
         if app is None:
             raise RuntimeError("CeleryExecutor.serve(app) was not called: no agent to run")
         # The app (its store, its lease keeper) is assembled in each worker process at its
         # first run, after the fork: nothing opened in the parent is used in a child.
-        app.runtime.run_queued(RunRef(task_id, owner, tenant))
+        app.runtime.run_queued(ref)
 
     def _shutdown(self, **_: Any) -> None:
         """A worker process ends: stop its runtime (its lease keeper, its store)."""

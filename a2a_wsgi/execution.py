@@ -29,11 +29,13 @@ __all__ = ["Executor", "QueueUnavailable", "RunRef"]
 
 @dataclass(frozen=True, slots=True)
 class RunRef:
-    """What a queued run names: a task and the scope it is stored under, nothing more."""
+    """What a queued run names: a task and the scope it is stored under, and the W3C
+    ``traceparent`` of the request that queued it (the run joins that trace)."""
 
     task_id: str
     owner: str | None
     tenant: str | None
+    traceparent: str | None = None
 
 
 @runtime_checkable

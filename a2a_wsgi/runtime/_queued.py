@@ -19,14 +19,18 @@ is left to the keepers' reapers (they re-run or fail it, by the agent's
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 
 from a2a_core.models import Task, TaskState, TextPart
+from a2a_core.observe import TraceParent
 from a2a_core.service import CallContext
 
 from ..execution import Executor, QueueUnavailable, RunRef
 from ..stores import StoredTask, TaskStore
+from ..telemetry import current_traceparent
+from ..telemetry._trace import incoming, otel
 from ._changes import Changes, unless_terminal
 from ._defaults import Scope, log, utc_now
 from ._execution import AgentRunner
@@ -82,7 +86,9 @@ class QueuedRuns:
     def _submit(self, task_id: str, scope: Scope) -> None:
         """Queue the run; when the queue refuses, fail the task and answer "retry later"."""
         try:
-            self.executor.submit(RunRef(task_id, scope[0], scope[1]))
+            trace = current_traceparent()
+            self.executor.submit(RunRef(task_id, scope[0], scope[1],
+                                        trace.header() if trace is not None else None))
         except Exception as exc:
             log.error("task %s: the job queue did not take its run: %s", task_id, exc)
             self._fail_unqueued(task_id, scope)
@@ -146,7 +152,8 @@ class QueuedRuns:
         run = self._runner.register(stored_run(stored, scope, call))
         run.leased, run.prior_runs = True, runs
         self._keeper.start()  # renews the lease, hears a cancel stored by the web tier
-        self._runner.execute(run)
+        with _in_trace(ref.traceparent):
+            self._runner.execute(run)
         return True
 
     def _claim(self, task_id: str, scope: Scope) -> tuple[StoredTask, CallContext, int] | None:
@@ -176,3 +183,23 @@ class QueuedRuns:
             return None
         return stored, call, runs
 
+
+@contextmanager
+def _in_trace(header: str | None) -> Iterator[None]:
+    """Run in the trace of the request that queued the run: its log lines and webhook
+    POSTs name it, and (with OpenTelemetry) the agent's span is a child of it."""
+    parent = TraceParent.parse(header)
+    if parent is None:
+        yield
+        return
+    reset = incoming.set(parent)
+    span = otel.start("A2A queued run", otel.INTERNAL, {}, incoming=parent) if (
+        otel is not None and otel.listening()) else None
+    token = otel.activate(span) if span is not None else None
+    try:
+        yield
+    finally:
+        if token is not None and span is not None:
+            otel.deactivate(token)
+            span.end()
+        incoming.reset(reset)

@@ -127,6 +127,7 @@ class _Webhook:
 
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
+        self.traceparents: list[str] = []
         self._lock = threading.Lock()
         self.server = make_server("127.0.0.1", 0, self._app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
@@ -136,6 +137,7 @@ class _Webhook:
         length = int(environ.get("CONTENT_LENGTH") or 0)
         with self._lock:
             self.bodies.append(json.loads(environ["wsgi.input"].read(length)))
+            self.traceparents.append(environ.get("HTTP_TRACEPARENT", ""))
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b"ok"]
 
@@ -145,16 +147,23 @@ class _Webhook:
         return [s for s in ("completed", "COMPLETED") if s in text]
 
 
+#: The caller's trace: the run on the worker joins it, so its webhook POSTs name it.
+TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
+
+
 @pytest.mark.parametrize("version", ["0.3", "1.0"])
 def test_push_delivery_of_a_run_on_the_worker(stack: Stack, version: str) -> None:
     hook = _Webhook()
+    trace = {"traceparent": f"00-{TRACE_ID}-00f067aa0ba902b7-01"}
     try:
-        with A2AClient(stack.url, version=version, binding="JSONRPC", timeout=60) as client:
+        with A2AClient(stack.url, version=version, binding="JSONRPC", timeout=60,
+                       headers=trace) as client:
             task = client.send_message(
                 "slow 300", blocking=False,
                 push_notification_config=PushNotificationConfig(url=hook.url, token="tok"))
             assert isinstance(task, Task)
             assert until(lambda: bool(hook.states()), 20), stack.logs()
             assert client.get_task(task.id).status.state is TaskState.COMPLETED
+            assert hook.traceparents and all(TRACE_ID in t for t in hook.traceparents)
     finally:
         hook.server.shutdown()
