@@ -25,10 +25,10 @@ from datetime import timedelta
 
 from a2a_core.models import Task, TaskState, TextPart
 from a2a_core.observe import TraceParent
-from a2a_core.service import CallContext
+from a2a_core.service import CallContext, StreamItem
 
 from ..execution import Executor, QueueUnavailable, RunRef
-from ..stores import StoredTask, TaskStore
+from ..stores import DuplicateMessageError, MemoryTaskStore, StoredTask, TaskStore
 from ..telemetry import current_traceparent
 from ..telemetry._trace import incoming, otel
 from ._changes import Changes, unless_terminal
@@ -36,6 +36,7 @@ from ._defaults import Scope, log, utc_now
 from ._execution import AgentRunner
 from ._keeper import LeaseKeeper, call_payload, payload_call, payload_runs, queued_holder
 from ._runs import Run, RunRegistry, stored_run
+from ._subscriptions import Subscriptions
 from ._updates import TaskUpdates
 
 __all__ = ["NOT_QUEUED_REASON", "QueuedRuns", "never_queued"]
@@ -65,11 +66,39 @@ class QueuedRuns:
 
     def __init__(self, executor: Executor, *, store: TaskStore, runner: AgentRunner,
                  updates: TaskUpdates, keeper: LeaseKeeper, runs: RunRegistry,
-                 changes: Changes) -> None:
+                 changes: Changes, streams: Subscriptions) -> None:
+        if isinstance(store, MemoryTaskStore):
+            raise ValueError("runs on a job queue (RuntimeSettings.executor) need a task store "
+                             "the queue's workers share: A2A_STORE=sqlite:// on one host, "
+                             "postgresql://... on many; not memory")
         self.executor, self._store, self._runner = executor, store, runner
         self._updates, self._keeper, self._runs, self._changes = updates, keeper, runs, changes
+        self._streams = streams
 
     # -- the web tier ----------------------------------------------------------------------
+
+    def send(self, run: Run, blocking: bool, ctx: CallContext,
+             replayed: Callable[[str, CallContext], Task]) -> Task:
+        """Queue the run; the task at once, or (blocking) once it settles. A concurrent
+        send of the same request that stored its task first answers that task."""
+        try:
+            stored = self.start(run)
+        except DuplicateMessageError as dup:
+            return (replayed(dup.task_id, ctx) if blocking
+                    else self._updates.visible(dup.task_id, run.scope))
+        if not blocking:
+            return stored.task
+        return self._updates.settled(run.task_id, run.scope,
+                                     running=self.pending(run.task_id, run.scope),
+                                     client_gone=ctx.client_gone, limit=float("inf"))
+
+    def stream(self, run: Run, ctx: CallContext) -> Iterator[StreamItem]:
+        """Queue the run; its task as stored, then its event log until it settles."""
+        try:
+            stored = self.start(run)
+        except DuplicateMessageError as dup:
+            return self._streams.resent(dup.task_id, run.scope, ctx.client_gone)
+        return self._streams.sent(stored, ctx.client_gone)
 
     def start(self, run: Run) -> StoredTask:
         """Store the run's task leased to the queue (if not yet) and queue the run; the task

@@ -20,7 +20,6 @@ from a2a_core.errors import (
     TaskNotCancelableError,
     TaskNotFoundError,
 )
-from a2a_core.idempotency import request_fingerprint
 from a2a_core.models import (
     AgentCard,
     CancelTaskRequest,
@@ -31,7 +30,6 @@ from a2a_core.models import (
     ListTasksRequest,
     ListTasksResponse,
     Message,
-    Role,
     SendMessageRequest,
     SubscribeToTaskRequest,
     Task,
@@ -62,16 +60,14 @@ from ._generations import held_until_changed
 from ._keeper import LeaseKeeper
 from ._paging import list_page
 from ._push_configs import PushConfigs
-from ._queued import QueuedRuns, never_queued
+from ._queued import QueuedRuns
+from ._resends import sent_before
 from ._runs import Run, RunRegistry
 from ._settings import RuntimeSettings, StreamSettings
 from ._subscriptions import Subscriptions
 from ._updates import TaskUpdates
 
 __all__ = ["Runtime", "stop_all_streams"]
-
-#: How many earlier tasks one repeated request may have superseded (a bound, not a quota).
-_MAX_SUPERSEDED = 1000
 
 #: Every live runtime of this process, so a shutdown signal can end their streams.
 _LIVE: weakref.WeakSet[Runtime] = weakref.WeakSet()
@@ -126,10 +122,6 @@ class Runtime:
                                     max_artifacts=settings.max_artifacts,
                                     generations=generations)
         executor = settings.executor
-        if executor is not None and isinstance(self.store, MemoryTaskStore):
-            raise ValueError("runs on a job queue (RuntimeSettings.executor) need a task store "
-                             "the queue's workers share: A2A_STORE=sqlite:// on one host, "
-                             "postgresql://... on many; not memory")
         self._keeper = LeaseKeeper(
             self.store, self._runs, self._updates, changes,
             lease_seconds=self._default_lease(settings.lease_seconds),
@@ -144,12 +136,13 @@ class Runtime:
                                    keeper=self._keeper, runs=self._runs,
                                    push_configs=self._push, pool=self._pool, clock=clock)
         #: Runs handed to a job queue (None: they execute on this process's pool).
-        self._queued = None if executor is None else QueuedRuns(
-            executor, store=self.store, runner=self._runner, updates=self._updates,
-            keeper=self._keeper, runs=self._runs, changes=changes)
         self._streams = Subscriptions(self.store, running=self._keeper.running,
                                       heartbeat_interval=streams.heartbeat_interval,
                                       resubscribe_timeout=streams.resubscribe_timeout)
+        self._queued = None if executor is None else QueuedRuns(
+            executor, store=self.store, runner=self._runner, updates=self._updates,
+            keeper=self._keeper, runs=self._runs, changes=changes,
+            streams=self._streams)
         self._card = self._build_card(push is not None)
         if card_overrides is not None:
             self._card = card_overrides(self._card)
@@ -174,9 +167,8 @@ class Runtime:
             self._runner.rerun(stored, scope, call)
 
     def run_queued(self, ref: RunRef) -> bool:
-        """A job queue worker's entry point: claim the task ``ref`` names and run the agent
-        on it in this thread (:mod:`a2a_wsgi.execution`). False when the delivery was
-        dropped: the run is over, runs on a live worker, or is left to the reapers."""
+        """A job queue worker's entry point (:mod:`a2a_wsgi.execution`): claim the task and
+        run the agent on it in this thread; False when the delivery was dropped."""
         if self._queued is None:
             raise RuntimeError("run_queued() needs RuntimeSettings(executor=...)")
         return self._queued.execute(ref)
@@ -249,7 +241,7 @@ class Runtime:
             return self._replayed(earlier.id, ctx) if blocking else earlier
         run = self._begin(request, claim, ctx)
         if self._queued is not None:
-            return self._send_queued(run, blocking, ctx)
+            return self._queued.send(run, blocking, ctx, replayed=self._replayed)
         if blocking:
             self._runner.execute(run)
             if run.duplicate_of is not None:  # a concurrent send of it stored its task first
@@ -261,21 +253,6 @@ class Runtime:
             return self._updates.visible(dup.task_id, self._scope(ctx))
         self._runner.submit(run)
         return task
-
-    def _send_queued(self, run: Run, blocking: bool, ctx: CallContext) -> Task:
-        """Queue the run; the task at once, or (blocking) once it settles."""
-        try:
-            stored = self._queued.start(run) if self._queued is not None else None
-        except DuplicateMessageError as dup:  # a concurrent send of it stored its task first
-            if blocking:
-                return self._replayed(dup.task_id, ctx)
-            return self._updates.visible(dup.task_id, self._scope(ctx))
-        assert stored is not None and self._queued is not None
-        if not blocking:
-            return stored.task
-        return self._updates.settled(run.task_id, run.scope,
-                                     running=self._queued.pending(run.task_id, run.scope),
-                                     client_gone=ctx.client_gone, limit=float("inf"))
 
     def _replayed(self, task_id: str, ctx: CallContext) -> Task:
         """What a retried blocking send answers: what its first send would answer now.
@@ -300,38 +277,16 @@ class Runtime:
             return self._streams.resent(earlier.id, self._scope(ctx), ctx.client_gone)
         run = self._begin(request, claim, ctx)
         if self._queued is not None:
-            try:
-                stored = self._queued.start(run)
-            except DuplicateMessageError as dup:  # a concurrent send stored its task first
-                return self._streams.resent(dup.task_id, self._scope(ctx), ctx.client_gone)
-            return self._streams.sent(stored, ctx.client_gone)
+            return self._queued.stream(run, ctx)
         self._runner.submit(run)
         return self._streams.run_stream(run)
 
     def _sent_before(self, request: SendMessageRequest,
                      ctx: CallContext) -> tuple[Task | None, str]:
-        """The task this new-task request already created for this caller, if it is one a
-        retry should answer; and the key a new task claims the message under.
+        """The task this new-task request already created for this caller, if it is one
+        a retry should answer; and the key a new task claims the message under."""
+        return sent_before(self.store, request, self._scope(ctx))
 
-        A repeat (same messageId, same request) is a retry only while its task is as
-        its first send left it: no later user message, not canceled. A client that
-        lost the answer never learned the task's id, so it cannot have continued or
-        canceled it; a repeat after that is a new send. Its claim is the fingerprint
-        chained to the task it supersedes, so its own retries find it in turn.
-        """
-        fingerprint = request_fingerprint(request)
-        msg = request.message
-        if msg.task_id is not None:
-            return None, fingerprint
-        owner, tenant = self._scope(ctx)
-        key = fingerprint
-        for _ in range(_MAX_SUPERSEDED):
-            found = self.store.find_by_message(msg.message_id, fingerprint=key, owner=owner,
-                                               tenant=tenant)
-            if found is None or not _moved_on(found):
-                return found, key
-            key = f"{fingerprint}:{found.id}"
-        return None, key
 
     def _begin(self, request: SendMessageRequest, claim: str, ctx: CallContext) -> Run:
         """A run for a new task, or a continuation already applied to its task."""
@@ -436,9 +391,3 @@ class Runtime:
         self._updates.visible(request.task_id, self._scope(ctx), ctx.task)
         self._push.delete(request.task_id, request.config_id)
 
-
-def _moved_on(task: Task) -> bool:
-    """Whether the task is no longer as its first send left it (continued, or canceled)."""
-    if task.status.state is TaskState.CANCELED or never_queued(task):
-        return True
-    return sum(1 for message in task.history if message.role is Role.USER) > 1
