@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -167,3 +168,21 @@ def test_push_delivery_of_a_run_on_the_worker(stack: Stack, version: str) -> Non
             assert hook.traceparents and all(TRACE_ID in t for t in hook.traceparents)
     finally:
         hook.server.shutdown()
+
+
+def test_a_retried_send_answers_the_same_task_and_runs_once(stack: Stack) -> None:
+    """Idempotent sends: the same request (same messageId) sent again, while its run is
+    queued or running and after it ended, answers the one task it made."""
+    message = {"messageId": f"retried-{id(stack)}-{time.monotonic_ns()}", "role": "ROLE_USER",
+               "parts": [{"text": "slow 800"}]}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+            "params": {"message": message, "configuration": {"blocking": False}}}
+    first = requests.post(stack.url, json=body, headers={"A2A-Version": "1.0"}, timeout=30)
+    again = requests.post(stack.url, json=body, headers={"A2A-Version": "1.0"}, timeout=30)
+    task_id = first.json()["result"]["task"]["id"]
+    assert again.json()["result"]["task"]["id"] == task_id
+    with A2AClient(stack.url, version="1.0", binding="JSONRPC", timeout=30) as client:
+        assert until(lambda: client.get_task(task_id).status.state is TaskState.COMPLETED, 20)
+        last = requests.post(stack.url, json=body, headers={"A2A-Version": "1.0"}, timeout=30)
+        assert last.json()["result"]["task"]["id"] == task_id
+        assert len(client.get_task(task_id).artifacts) == 1
