@@ -15,7 +15,9 @@ Three measurements, each on its own SQLite file, one web worker (``a2a serve --w
    each (the web tier stays at one worker); tasks/s and the ratio to one worker.
 
 The broker is ``--broker`` (default RabbitMQ on 127.0.0.1); each run uses a queue of its
-own and deletes it afterwards.
+own and deletes it afterwards. ``--postgres URL`` runs the latency and stream parts on
+PostgreSQL (a schema of their own, dropped afterwards) instead of SQLite files: a
+worker's change then reaches the web tier by ``LISTEN/NOTIFY``, not by polling the file.
 """
 
 from __future__ import annotations
@@ -164,6 +166,13 @@ def _delete_queue(broker: str, queue: str) -> None:
         print(f"(could not delete queue {queue}: {exc})")
 
 
+def _drop_schema(url: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--broker", default="amqp://guest:guest@127.0.0.1:5672//")
@@ -173,22 +182,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work-ms", type=int, default=2000)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--quick", action="store_true", help="fewer sends, 40 tasks")
+    parser.add_argument("--postgres", metavar="URL", help="latency and streams on PostgreSQL")
+    parser.add_argument("--skip-scaling", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.sends, args.streams, args.tasks = 100, 10, 40
     folder = Path(tempfile.mkdtemp(prefix="celery-bench-"))
     queue = f"a2a-bench-{uuid.uuid4().hex[:8]}"
     procs = _Procs(folder)
+    schema = f"a2a_bench_{uuid.uuid4().hex[:8]}"
+    pg = f"{args.postgres}?schema={schema}" if args.postgres else None
     try:
         inproc = _web(procs, "benchmarks.apps.ours:app",
-                      {"BENCH_STORE": "sqlite",
-                       "BENCH_STORE_URL": f"sqlite:///{folder / 'inproc.sqlite3'}"}, "inproc")
+                      {"BENCH_STORE": "postgres" if pg else "sqlite",
+                       "BENCH_STORE_URL": pg or f"sqlite:///{folder / 'inproc.sqlite3'}"},
+                      "inproc")
         env = {"A2A_CELERY_BROKER": args.broker, "A2A_CELERY_QUEUE": queue,
-               "A2A_DB": str(folder / "celery.sqlite3"), "A2A_STORE": ""}
+               "A2A_DB": str(folder / "celery.sqlite3"), "A2A_STORE": pg or ""}
         _worker(procs, env, 1, "latency-worker")
         queued = _web(procs, "examples.celery_agent:app", env, "web")
         base, celery = _latencies(inproc, args.sends), _latencies(queued, args.sends)
-        print(f"blocking send, instant agent, {args.sends} sequential sends (ms):")
+        print(f"blocking send, instant agent, {args.sends} sequential sends, "
+              f"{'PostgreSQL' if pg else 'SQLite'} (ms):")
         for name, took in (("in the web worker", base), ("on Celery", celery)):
             print(f"  {name:18} p50 {_pct(took, 50):7.2f}  p99 {_pct(took, 99):7.2f}")
         print(f"  {'added':18} p50 {_pct(celery, 50) - _pct(base, 50):7.2f}  "
@@ -196,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"10-chunk streams on Celery: {_streams(queued, args.streams):.0f} events/s")
         procs.stop()
         procs.started.clear()
+        env["A2A_STORE"] = ""
+        if args.skip_scaling:
+            return 0
         print(f"{args.tasks} tasks of a {args.work_ms} ms agent, workers of -c "
               f"{args.concurrency}:")
         env["A2A_DB"] = str(folder / "scaling.sqlite3")
@@ -213,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         procs.stop()
         _delete_queue(args.broker, queue)
+        if args.postgres:
+            _drop_schema(args.postgres, schema)
     return 0
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 
+from a2a_core.errors import TaskNotFoundError
 from a2a_core.models import Task, TaskState, TextPart
 from a2a_core.observe import TraceParent
 from a2a_core.service import CallContext, StreamItem
@@ -37,7 +38,7 @@ from ._execution import AgentRunner
 from ._keeper import LeaseKeeper, call_payload, payload_call, payload_runs, queued_holder
 from ._runs import Run, RunRegistry, stored_run
 from ._subscriptions import Subscriptions
-from ._updates import TaskUpdates
+from ._updates import SETTLE_POLL, TaskUpdates
 
 __all__ = ["NOT_QUEUED_REASON", "QueuedRuns", "never_queued"]
 
@@ -88,9 +89,30 @@ class QueuedRuns:
                     else self._updates.visible(dup.task_id, run.scope))
         if not blocking:
             return stored.task
-        return self._updates.settled(run.task_id, run.scope,
-                                     running=self.pending(run.task_id, run.scope),
-                                     client_gone=ctx.client_gone, limit=float("inf"))
+        return self._settled(stored, run.scope, ctx.client_gone)
+
+    def _settled(self, stored: StoredTask, scope: Scope,
+                 client_gone: Callable[[], bool] | None) -> Task:
+        """The task once it settles (terminal or interrupted), its client hangs up, or no
+        run of it is pending any more. It is read again only when its event log moved:
+        the store's change signal wakes the wait; leases are looked at only when a wait
+        heard nothing."""
+        task_id, pending = stored.task.id, self.pending(stored.task.id, scope)
+        while True:
+            state = stored.task.status.state
+            if state.is_terminal or state.is_interrupted:
+                return stored.task
+            if client_gone is not None and client_gone():
+                return stored.task
+            moved = self._store.wait_for_events(task_id, stored.event_seq, SETTLE_POLL)
+            if not moved and not pending():
+                moved = self._store.events_after(task_id, stored.event_seq)
+                if not moved:  # the run ended and left the task as it is
+                    return stored.task
+            found = self._store.load(task_id, owner=scope[0], tenant=scope[1])
+            if found is None:
+                raise TaskNotFoundError(f"Task {task_id} not found")
+            stored = found
 
     def stream(self, run: Run, ctx: CallContext) -> Iterator[StreamItem]:
         """Queue the run; its task as stored, then its event log until it settles."""
