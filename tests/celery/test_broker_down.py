@@ -5,6 +5,7 @@ The machine's shared RabbitMQ and Redis are never touched."""
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import time
 import uuid
@@ -42,11 +43,12 @@ def down_stack(tmp_path: Path, redis_port: int) -> Iterator[Stack]:
         stack.stop()
 
 
-def _start_redis(port: int, folder: Path) -> subprocess.Popen[bytes]:
+def _start_redis(port: int, folder: Path, *, appendonly: bool = False
+                 ) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1",
-                             "--save", "", "--appendonly", "no", "--dir", str(folder)],
+                             "--save", "", "--appendonly", "yes" if appendonly else "no",
+                             "--dir", str(folder)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    import socket
 
     def up() -> bool:
         try:
@@ -121,3 +123,26 @@ def test_an_amqp_broker_that_is_down_fails_the_send_within_5_s(tmp_path: Path) -
         assert answer.status_code == 503 and answer.headers["Retry-After"]
     finally:
         stack.stop()
+
+
+def test_a_queued_run_survives_a_broker_restart(down_stack: Stack, redis_port: int,
+                                                tmp_path: Path) -> None:
+    """A send acknowledged while no worker runs: its message waits in the broker (Redis
+    with appendonly), the broker stops and starts again, then a worker runs it."""
+    redis = _start_redis(redis_port, tmp_path, appendonly=True)
+    try:
+        with A2AClient(down_stack.url, version="1.0", binding="JSONRPC", timeout=30) as client:
+            task = client.send_message("hello again", blocking=False)
+            assert isinstance(task, Task) and task.status.state is TaskState.SUBMITTED
+            redis.terminate()  # a clean stop writes the append-only file
+            redis.wait(timeout=10)
+            redis = _start_redis(redis_port, tmp_path, appendonly=True)
+            down_stack.add_worker()
+            assert until(lambda: client.get_task(task.id).status.state
+                         is TaskState.COMPLETED, 30), down_stack.logs()
+    finally:
+        for worker in down_stack.workers:
+            worker.stop()
+        down_stack.workers.clear()
+        redis.terminate()
+        redis.wait(timeout=10)
