@@ -87,6 +87,13 @@ class ServerProcess:
         self._log.close()
 
 
+def _has_control_socket() -> bool:
+    """Whether the installed gunicorn makes a control socket (and so takes the option)."""
+    from gunicorn.config import KNOWN_SETTINGS  # type: ignore[import-untyped]
+
+    return any(setting.name == "control_socket_disable" for setting in KNOWN_SETTINGS)
+
+
 #: The worker models the library supports: a thread per request, or a greenlet.
 WORKER_CLASSES = ("gthread", "gevent")
 
@@ -99,11 +106,12 @@ def gunicorn_argv(app: str, *, port: int, workers: int = 1, threads: int = 8,
     worker tells its apps what it is and starts them at boot). ``keepalive``: seconds an
     idle connection stays open (gunicorn's default, 2, when None).
 
-    No control socket: gunicorn would otherwise create one under ``$HOME``.
+    No control socket: gunicorn 25.1+ would otherwise create one under ``$HOME`` (older
+    ones, which the lowest pins install, have neither the socket nor the option).
     """
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:a2a_wsgi.gunicorn_config",
-            "-k", worker_class, "--workers", str(workers),
-            "--no-control-socket", "-b", f"127.0.0.1:{port}"]
+            "-k", worker_class, "--workers", str(workers), "-b", f"127.0.0.1:{port}"]
+    argv += ["--no-control-socket"] if _has_control_socket() else []
     argv += ["--threads", str(threads)] if worker_class == "gthread" else []
     if graceful_timeout is not None:
         argv += ["--graceful-timeout", str(graceful_timeout)]
