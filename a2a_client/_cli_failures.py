@@ -45,22 +45,31 @@ _TOKEN_HINT = "pass --token TOKEN (or --header 'Name: value' for another scheme)
 def url_problem(url: str) -> str | None:
     """Why ``url`` is not an agent URL the command can call, or None when it is."""
     parts = urlsplit(url)
-    if parts.scheme in ("http", "https") and parts.netloc:
+    if parts.scheme in ("http", "https") and parts.hostname:
         return None
+    rest = url.split("://")[-1]
+    if not rest.strip("/") or (parts.scheme in ("http", "https") and not parts.hostname):
+        return f"{url!r} names no host; give the agent's URL, e.g. 'http://127.0.0.1:8000/'"
     if not parts.scheme or not parts.netloc or "://" not in url:
-        return f"{url!r} is not an http(s) URL; try 'http://{url.split('://')[-1]}'"
+        return f"{url!r} is not an http(s) URL; try 'http://{rest}'"
     return f"{url!r} is not an http(s) URL: the scheme must be http or https"
 
 
-def describe_failure(exc: Exception, url: str, timeout: float) -> tuple[int, str] | None:
-    """The exit code and the one line for ``exc``; None for an error this does not know."""
-    host = urlsplit(url).netloc or url
+def describe_failure(exc: Exception, url: str, timeout: float,
+                     credentials: bool = False) -> tuple[int, str] | None:
+    """The exit code and the one line for ``exc``; None for an error this does not know.
+
+    ``url`` is the one the user gave; a failure names the URL that failed instead when
+    it knows it (the card may send calls elsewhere). ``credentials``: the user passed a
+    token or an Authorization header, so a 401 means they were refused.
+    """
+    host = urlsplit(_failed_url(exc) or url).netloc or url
     if isinstance(exc, WaitTimeout):
         return EXIT_WAIT_TIMEOUT, f"{exc}; wait longer with --wait-timeout S"
     if isinstance(exc, RPCError):
         return EXIT_RPC_ERROR, f"error {exc.code}: {exc.message}"
     if isinstance(exc, HTTPStatusError):
-        return EXIT_HTTP_STATUS, _http_status(exc, url)
+        return EXIT_HTTP_STATUS, _http_status(exc, exc.url or url, credentials)
     if isinstance(exc, TimeoutException):
         return EXIT_TRANSPORT, _timeout(exc, host, timeout)
     if isinstance(exc, ConnectError):
@@ -73,7 +82,19 @@ def describe_failure(exc: Exception, url: str, timeout: float) -> tuple[int, str
     return None
 
 
-def _http_status(exc: HTTPStatusError, url: str) -> str:
+def _failed_url(exc: BaseException) -> str | None:
+    """The URL of the request that failed: an HTTP error's, or the requests exception's."""
+    if isinstance(exc, HTTPStatusError):
+        return exc.url
+    for cause in _causes(exc):
+        request = getattr(cause, "request", None)
+        found = getattr(request, "url", None)
+        if isinstance(found, str) and found:
+            return found
+    return None
+
+
+def _http_status(exc: HTTPStatusError, url: str, credentials: bool) -> str:
     code = exc.status_code
     try:
         reason = HTTPStatus(code).phrase
@@ -85,6 +106,9 @@ def _http_status(exc: HTTPStatusError, url: str) -> str:
     if code == 401:
         challenge = exc.headers.get("WWW-Authenticate", "")
         scheme = challenge.split()[0] if challenge.split() else ""
+        if credentials:
+            return (f"{head}: the agent refused the credentials given; check the token "
+                    "(expired, mistyped, or for another agent)")
         wants = f"wants {scheme} credentials" if scheme else "wants credentials"
         return f"{head}: the agent {wants}; {_TOKEN_HINT}"
     if code == 403:

@@ -8,7 +8,10 @@ from typing import Any, TextIO
 
 from a2a_core.models import (
     AgentCard,
+    DataPart,
+    FilePart,
     Message,
+    Part,
     StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
@@ -19,7 +22,8 @@ from a2a_core.wire import encode, encode_stream_event
 
 from ._cli_exits import EXIT_INTERRUPTED, EXIT_OK, EXIT_TASK_FAILED
 
-__all__ = ["Output", "show_result", "state_name", "stream_events"]
+__all__ = ["Output", "parts_text", "show_event", "show_result", "state_name", "stream_events",
+           "task_exit"]
 
 
 class Output:
@@ -53,10 +57,10 @@ class Output:
 
 
 def state_name(state: TaskState) -> str:
-    return state.value.replace("_", "-")
+    return str(state)
 
 
-def _task_exit(task: Task) -> int:
+def task_exit(task: Task) -> int:
     state = task.status.state
     if state is TaskState.COMPLETED:
         return EXIT_OK
@@ -67,14 +71,30 @@ def _task_exit(task: Task) -> int:
     return EXIT_OK  # submitted/working: a non-waiting send succeeded
 
 
+def _part_text(part: Part) -> str:
+    """A part as a person reads it: its text, its data as JSON, a file as a one-line note."""
+    if isinstance(part, DataPart):
+        return json.dumps(part.data, ensure_ascii=False)
+    if isinstance(part, FilePart):
+        kind = part.media_type or "unknown type"
+        if part.raw is not None:
+            return f"[file {part.filename or '(unnamed)'}: {kind}, {len(part.raw)} bytes]"
+        return f"[file {part.url}: {kind}]"
+    return part.text
+
+
+def parts_text(parts: Iterable[Part]) -> str:
+    return "\n".join(_part_text(part) for part in parts)
+
+
 def _describe_task(task: Task) -> list[str]:
-    """Human lines: id, state, status message, artifact texts."""
+    """Human lines: id, state, status message, artifacts' parts."""
     lines = [f"task {task.id} ({state_name(task.status.state)})  context {task.context_id}"]
     if task.status.message is not None and task.status.message.text:
         lines.append(f"  status: {task.status.message.text}")
     for artifact in task.artifacts:
-        text = "\n".join(p.text for p in artifact.parts if hasattr(p, "text"))
-        lines.append(text if text else f"  [artifact {artifact.artifact_id}: non-text parts]")
+        text = parts_text(artifact.parts)
+        lines.append(text if text else f"  [artifact {artifact.artifact_id}: no parts]")
     return lines
 
 
@@ -82,12 +102,12 @@ def show_result(out: Output, result: Task | Message | AgentCard) -> int:
     if out.as_json:
         out.json(encode(result, "1.0"))
     elif isinstance(result, Message):
-        out.line(result.text)
+        out.line(parts_text(result.parts))
     elif isinstance(result, AgentCard):
         out.line(_describe_card(result))
     else:
         out.line("\n".join(_describe_task(result)))
-    return _task_exit(result) if isinstance(result, Task) else EXIT_OK
+    return task_exit(result) if isinstance(result, Task) else EXIT_OK
 
 
 def _describe_card(card: AgentCard) -> str:
@@ -112,20 +132,25 @@ def _event_line(event: StreamEvent) -> str:
         text = event.status.message.text if event.status.message else ""
         return f"[{state_name(event.status.state)}] {text}".rstrip()
     if isinstance(event, TaskArtifactUpdateEvent):
-        return "\n".join(p.text for p in event.artifact.parts if hasattr(p, "text"))
+        return parts_text(event.artifact.parts)
     if isinstance(event, Message):
-        return event.text
+        return parts_text(event.parts)
     return f"[{state_name(event.status.state)}] task {event.id}"
+
+
+def show_event(out: Output, event: StreamEvent) -> None:
+    """One event: a JSON line (1.0 StreamResponse), or its human line."""
+    if out.as_json:
+        out.json(encode_stream_event(event, "1.0"))
+    else:
+        out.line(_event_line(event))
 
 
 def stream_events(out: Output, events: Iterable[StreamEvent]) -> int:
     """Print each event; the exit code follows the last known task state."""
     code = EXIT_OK
     for event in events:
-        if out.as_json:
-            out.json(encode_stream_event(event, "1.0"))
-        else:
-            out.line(_event_line(event))
+        show_event(out, event)
         if isinstance(event, (Task, TaskStatusUpdateEvent)):
             state = event.status.state
             code = (

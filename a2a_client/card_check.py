@@ -40,7 +40,7 @@ def _get(transport: Transport, url: str, timeout: Timeout, version: str) -> JSON
     reply = transport.request("GET", url, headers=headers, timeout=timeout)
     body = reply.read()
     if reply.status_code != 200:
-        raise HTTPStatusError(reply.status_code, reply.headers, body)
+        raise HTTPStatusError.from_reply(reply, body)
     try:
         document: JSONValue = json.loads(body)
     except ValueError as exc:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -40,6 +40,7 @@ __all__ = [
     "dialect_of",
     "fetch_card",
     "select_endpoint",
+    "utc_now",
 ]
 
 WELL_KNOWN_PATH = "/.well-known/agent-card.json"
@@ -56,6 +57,11 @@ class Endpoint:
     tenant: str | None = None
     #: The card's ``protocolBinding``: ``"JSONRPC"`` or ``"HTTP+JSON"``.
     binding: str = "JSONRPC"
+
+
+def utc_now() -> datetime:
+    """Aware UTC now: the card cache compares it with HTTP dates."""
+    return datetime.now(timezone.utc)
 
 
 def card_url_for(url: str) -> str:
@@ -121,7 +127,7 @@ def _fetch_one(
         reply = transport.request("GET", card_url, headers=headers, timeout=timeout)
         payload = reply.read()
         if reply.status_code not in (200, 304):
-            raise HTTPStatusError(reply.status_code, reply.headers, payload)
+            raise HTTPStatusError.from_reply(reply, payload)
         body = cache.receive(card_url, reply.status_code, dict(reply.headers), payload, now())
     try:
         document = json.loads(body)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 import requests
@@ -41,9 +40,10 @@ from a2a_core.models import (
 )
 from a2a_core.optable import AnyOperation, Operation, OperationSpec
 
+from ._coerce import as_url_or_card
 from .auth import as_auth, as_card_verifier
 from .bindings import HTTP_JSON, JSONRPC, as_bindings, choose_endpoint
-from .cards import Endpoint, card_url_for, fetch_card
+from .cards import Endpoint, card_url_for, fetch_card, utc_now
 from .channel import Channel
 from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled
 from .rest import RestChannel, rest_stream_event
@@ -63,17 +63,12 @@ Req = TypeVar("Req")
 Res = TypeVar("Res")
 
 
-def _utc_now() -> datetime:
-    """Aware UTC now: the card cache compares it with HTTP dates."""
-    return datetime.now(timezone.utc)
-
-
 class A2AClient(TaskOperations):
     """A blocking client for one remote agent.
 
     :param url_or_card: the agent's base URL (its card is at
         ``<url>/.well-known/agent-card.json``), the card's own URL, or an
-        :class:`~a2a_core.models.AgentCard` already in hand.
+        :class:`~a2a_core.models.AgentCard` already in hand (or its JSON as a dict).
     :param session: a :class:`requests.Session` to borrow (adapters, retries, ``auth``);
         it is never closed by us.
     :param timeout: ``(connect, read)`` seconds for every call (a float sets both).
@@ -102,7 +97,7 @@ class A2AClient(TaskOperations):
 
     def __init__(
         self,
-        url_or_card: str | AgentCard,
+        url_or_card: str | AgentCard | Mapping[str, Any],
         *,
         session: requests.Session | None = None,
         timeout: TimeoutLike = DEFAULT_TIMEOUT,
@@ -122,6 +117,7 @@ class A2AClient(TaskOperations):
     ) -> None:
         if version not in ("auto", "0.3", "1.0"):
             raise ValueError(f'version must be "auto", "0.3" or "1.0", not {version!r}')
+        url_or_card = as_url_or_card(url_or_card)
         self._bindings = as_bindings(binding, version)
         self._verify = as_card_verifier(verify_card)
         self._url = url_or_card if isinstance(url_or_card, str) else None
@@ -179,14 +175,14 @@ class A2AClient(TaskOperations):
             if self._card is None:
                 raise RuntimeError("no card URL and no card")
             return self._card
-        if self._card is None or refresh or self._cache.fresh(self._card_url, _utc_now()) is None:
+        if self._card is None or refresh or self._cache.fresh(self._card_url, utc_now()) is None:
             try:
                 card, self._card_url = fetch_card(
                     self._transport,
                     self._discovery_url,
                     self._cache,
                     timeout=self.timeout,
-                    now=_utc_now,
+                    now=utc_now,
                     revalidate=refresh,
                     check=self._verify,
                 )
@@ -306,14 +302,14 @@ class A2AClient(TaskOperations):
 
     def send_message(
         self,
-        message: str | Message,
+        message: str | Message | Mapping[str, Any],
         *,
         context_id: str | None = None,
         task_id: str | None = None,
         blocking: bool = True,
         history_length: int | None = None,
         accepted_output_modes: Sequence[str] = (),
-        push_notification_config: PushNotificationConfig | None = None,
+        push_notification_config: PushNotificationConfig | Mapping[str, Any] | str | None = None,
         metadata: Mapping[str, Any] | None = None,
         timeout: TimeoutLike | None = None,
     ) -> SendResult:
@@ -337,13 +333,13 @@ class A2AClient(TaskOperations):
 
     def stream_message(
         self,
-        message: str | Message,
+        message: str | Message | Mapping[str, Any],
         *,
         context_id: str | None = None,
         task_id: str | None = None,
         history_length: int | None = None,
         accepted_output_modes: Sequence[str] = (),
-        push_notification_config: PushNotificationConfig | None = None,
+        push_notification_config: PushNotificationConfig | Mapping[str, Any] | str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> EventStream:
         """SendStreamingMessage (``message/stream``): an iterator of typed events.
@@ -380,7 +376,7 @@ class A2AClient(TaskOperations):
 
     def send_and_wait(
         self,
-        message: str | Message,
+        message: str | Message | Mapping[str, Any],
         *,
         poll_every: float = DEFAULT_POLL_EVERY,
         timeout: float = DEFAULT_WAIT_TIMEOUT,
@@ -397,4 +393,5 @@ class A2AClient(TaskOperations):
         if isinstance(result, Message) or is_settled(result):
             return result
         return self.wait(result.id, poll_every=poll_every, timeout=timeout,
-                         on_update=on_update, cancel=cancel, first=result)
+                         on_update=on_update, cancel=cancel, first=result,
+                         history_length=send_options.get("history_length"))

@@ -171,7 +171,7 @@ def _error(reply: Reply, payload: bytes) -> RPCError | HTTPStatusError:
     """The typed error a Status body names, else the HTTP status itself (always for a 401
     or 403: see :data:`~a2a_client.channel.AUTH_STATUSES`)."""
     if reply.status_code in AUTH_STATUSES:
-        return HTTPStatusError(reply.status_code, reply.headers, payload)
+        return HTTPStatusError.from_reply(reply, payload)
     try:
         value = parse_json(payload) if payload.strip() else None
     except ParseError:
@@ -179,7 +179,7 @@ def _error(reply: Reply, payload: bytes) -> RPCError | HTTPStatusError:
     error = decode_status(value)
     if error is not None:
         return error
-    return HTTPStatusError(reply.status_code, reply.headers, payload)
+    return HTTPStatusError.from_reply(reply, payload)
 
 
 def _json(payload: bytes) -> Any:

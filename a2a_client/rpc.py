@@ -78,7 +78,7 @@ class RPCChannel(Channel):
             # for the EventStream, which reads it from the kept body.
             self._response(reply, reply.read(), request_id)
             if not _ok(reply):
-                raise HTTPStatusError(reply.status_code, reply.headers, reply.read())
+                raise HTTPStatusError.from_reply(reply, reply.read())
         return reply
 
     def _post(
@@ -116,12 +116,12 @@ class RPCChannel(Channel):
         """The JSON-RPC response in ``payload``; raises its error, or HTTPStatusError
         (always for a 401 or 403: see :data:`~a2a_client.channel.AUTH_STATUSES`)."""
         if reply.status_code in AUTH_STATUSES:
-            raise HTTPStatusError(reply.status_code, reply.headers, payload)
+            raise HTTPStatusError.from_reply(reply, payload)
         try:
             response = parse_response(payload)
         except RemoteProtocolError:
             if not _ok(reply):
-                raise HTTPStatusError(reply.status_code, reply.headers, payload) from None
+                raise HTTPStatusError.from_reply(reply, payload) from None
             raise
         if response.error is not None:
             raise decode_error(response.error)

@@ -32,6 +32,7 @@ from a2a_core.models import (
 )
 from a2a_core.optable import Operation, OperationSpec
 
+from ._coerce import as_model, as_push_config
 from .polling import DEFAULT_LATENESS, DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, wait_for_task
 from .rpc import TimeoutLike
 from .waiting import LongPoll, Subscribe, wait_until_settled
@@ -75,9 +76,16 @@ class TaskOperations:
         request = CancelTaskRequest(id=task_id, metadata=dict(metadata) if metadata else None)
         return self._call(Operation.CANCEL_TASK, request, timeout)
 
-    def list_tasks_page(self, request: ListTasksRequest | None = None) -> ListTasksResponse:
-        """One ListTasks page, for callers who manage ``page_token`` themselves."""
-        return self._call(Operation.LIST_TASKS, request or ListTasksRequest())
+    def list_tasks_page(
+        self, request: ListTasksRequest | Mapping[str, Any] | None = None
+    ) -> ListTasksResponse:
+        """One ListTasks page, for callers who manage ``page_token`` themselves.
+
+        ``request`` may be a plain dict in the spec's spelling (``{"pageSize": 10}``).
+        """
+        request = ListTasksRequest() if request is None else as_model(
+            ListTasksRequest, request, "request")
+        return self._call(Operation.LIST_TASKS, request)
 
     def list_tasks(
         self,
@@ -156,10 +164,14 @@ class TaskOperations:
     # -- push notification configs --------------------------------------------------------
 
     def create_task_push_notification_config(
-        self, task_id: str, config: PushNotificationConfig
+        self, task_id: str, config: PushNotificationConfig | Mapping[str, Any] | str
     ) -> TaskPushNotificationConfig:
-        """CreateTaskPushNotificationConfig (``tasks/pushNotificationConfig/set``)."""
-        request = TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
+        """CreateTaskPushNotificationConfig (``tasks/pushNotificationConfig/set``).
+
+        ``config`` is a model, a plain dict (``{"url": …, "token": …}``) or the webhook URL.
+        """
+        request = TaskPushNotificationConfig(task_id=task_id,
+                                             push_notification_config=as_push_config(config))
         return self._call(Operation.CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     def get_task_push_notification_config(

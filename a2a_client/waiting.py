@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from a2a_core.errors import RemoteProtocolError, RPCError
+from a2a_core.errors import RemoteProtocolError, RPCError, UnsupportedOperationError
 from a2a_core.generations import GENERATIONS_EXTENSION_URI
 from a2a_core.models import AgentCard, GetTaskRequest, Task, TaskStatusUpdateEvent
 from a2a_core.optable import Operation
@@ -170,8 +170,10 @@ def wait_until_settled(
         try:
             settled = _follow(task_id, subscribe, get_task, progress, timeout, stop)
         except _PATH_FAILURES as exc:
-            # Often the task finished before we subscribed (-32004): ask at once.
-            log.info("stream for task %s failed (%s); polling instead", task_id, exc)
+            # Often the task finished before we subscribed (-32004): ask at once. That is
+            # the expected race, so it is logged for debugging only; other failures at INFO.
+            level = logging.DEBUG if isinstance(exc, UnsupportedOperationError) else logging.INFO
+            log.log(level, "stream for task %s failed (%s); polling instead", task_id, exc)
             progress.see(get_task())
             settled = None
         if settled is not None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import NoReturn
+
+from .jsonvalue import JSONObject, JSONValue
 
 __all__ = ["StrictJSONError", "strict_loads"]
 
@@ -68,7 +70,7 @@ class StrictJSONError(ValueError):
     """A JSON text we refuse; its message is ours and safe to show the peer."""
 
 
-def _reject_constant(name: str) -> Any:
+def _reject_constant(name: str) -> NoReturn:
     """NaN and the infinities are not JSON (RFC 8259), whatever Python's json thinks."""
     raise StrictJSONError(f"{name} is not valid JSON")
 
@@ -88,7 +90,7 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_object(pairs: list[tuple[str, JSONValue]]) -> JSONObject:
     """Duplicate keys make a message mean different things to different parsers."""
     obj = dict(pairs)
     if len(obj) != len(pairs):
@@ -100,7 +102,7 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _has_lone_surrogate(value: Any) -> bool:
+def _has_lone_surrogate(value: JSONValue) -> bool:
     """Walk the decoded value iteratively; json.loads joins valid pairs, so any left are lone."""
     stack = [value]
     while stack:
@@ -126,7 +128,7 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def strict_loads(body: bytes | str, max_depth: int) -> Any:
+def strict_loads(body: bytes | str, max_depth: int) -> JSONValue:
     """Decode a strict JSON text or raise StrictJSONError saying why not, in our words."""
     if isinstance(body, bytes):
         if body.startswith(_BOM):
@@ -148,7 +150,7 @@ def strict_loads(body: bytes | str, max_depth: int) -> Any:
     if brackets > max_depth and _nesting_depth_exceeds(text, max_depth):
         raise StrictJSONError(f"nesting deeper than {max_depth}")
     try:
-        value = _DECODER.decode(text)
+        value: JSONValue = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise StrictJSONError(f"{exc.msg} at position {exc.pos}") from None
     except StrictJSONError:

@@ -84,7 +84,7 @@ class AuthorizationContext:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: The request's params as received (wire spelling).
     params: Mapping[str, Any] = field(default_factory=dict)
-    #: The authenticated caller (usually a :class:`Principal`), None if anonymous.
+    #: The authenticated caller (a :class:`Principal` when served by A2AApp), None if anonymous.
     identity: Any = None
 
 
@@ -241,13 +241,73 @@ def filter_authorized(
 # -- authentication hooks --------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Principal:
-    """An authenticated caller, as an Authenticator found it in the request headers."""
+class Principal(str):
+    """An authenticated caller: the identity string itself, with its tenant and claims.
 
-    identity: str
-    tenant: str | None = None
-    claims: Mapping[str, Any] = field(default_factory=dict)
+    Every path names the caller with one type: an authenticator's answer, a
+    host site's ``put_identity("user:1")`` and an agent's ``context.identity``
+    are all a Principal. It *is* its identity string (``str(p)``, ``f"{p}"``,
+    ``p == "user:1"``, a dict key, JSON), so code written for the string a
+    Flask or Django login gives works unchanged, and it carries what a token
+    said besides: ``tenant`` and ``claims`` (a JWT's claims, never the token).
+    Two principals are equal when their identities are (a new token of the
+    same subject is the same caller). Immutable.
+    """
+
+    tenant: str | None
+    claims: Mapping[str, Any]
+
+    def __new__(cls, identity: str, *, tenant: str | None = None,
+                claims: Mapping[str, Any] | None = None) -> Principal:
+        if not isinstance(identity, str):
+            raise TypeError(f"a Principal's identity is a str, not {type(identity).__name__}")
+        if tenant is not None and not isinstance(tenant, str):
+            raise TypeError(f"a Principal's tenant is a str or None, not {type(tenant).__name__}")
+        principal = super().__new__(cls, identity)
+        object.__setattr__(principal, "tenant", tenant)
+        object.__setattr__(principal, "claims", {} if claims is None else claims)
+        return principal
+
+    @property
+    def identity(self) -> str:
+        """The identity as a plain ``str`` (the store owner, the name to show)."""
+        return str.__str__(self)
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return (f"Principal(identity={self.identity!r}, tenant={self.tenant!r}, "
+                f"claims={dict(self.claims)!r})")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Principal is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Principal is immutable: cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and copied) with its tenant and claims: a run handed to another process."""
+        return (_principal, (self.identity, self.tenant, dict(self.claims)))
+
+    @classmethod
+    def of(cls, identity: object) -> Principal | None:
+        """``identity`` as a Principal: a Principal as is, a str wrapped, None anonymous.
+
+        :raises TypeError: for anything else (a user object: name it with a string).
+        """
+        if identity is None or isinstance(identity, Principal):
+            return identity
+        if isinstance(identity, str):
+            return cls(identity)
+        raise TypeError(f"a caller's identity is a str or a Principal, not "
+                        f"{type(identity).__name__}: name the caller with a string "
+                        f"(e.g. f\"user:{{user.pk}}\")")
+
+
+def _principal(identity: str, tenant: str | None, claims: Mapping[str, Any]) -> Principal:
+    """Principal.__reduce__'s rebuild (keyword arguments are not picklable positionally)."""
+    return Principal(identity, tenant=tenant, claims=claims)
 
 
 class Authenticator(Protocol):

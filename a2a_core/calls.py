@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from .errors import InternalError, RPCError
 from .extensions import (
@@ -29,6 +29,7 @@ from .extensions import (
     parse_extensions_header,
 )
 from .http import HttpRequest, HttpResponse
+from .jsonvalue import JSONValue
 from .observe import UNOBSERVED, CallRecord
 from .operations import Operations, Outcome, Stream
 from .optable import AnyOperation, check_capability
@@ -114,7 +115,7 @@ class CallPipeline:
         operations: Operations,
         *,
         base_url: str | None,
-        metadata: Mapping[str, Any] | None,
+        metadata: Mapping[str, JSONValue] | None,
         extensions: Sequence[Extension],
         stream_admission: StreamAdmission | None,
         challenge: Callable[[], Refused] | None = None,
@@ -128,7 +129,7 @@ class CallPipeline:
         self.challenge = challenge
 
     def activate(
-        self, request: HttpRequest, params: Mapping[str, Any], version: str
+        self, request: HttpRequest, params: Mapping[str, JSONValue], version: str
     ) -> ActivatedExtensions:
         """Extensions the client asked for (both header spellings) that we activate."""
         if not self.extensions:  # none configured: nothing a client asks for can activate
@@ -144,13 +145,13 @@ class CallPipeline:
     def context(
         self,
         request: HttpRequest,
-        params: Mapping[str, Any],
+        params: Mapping[str, JSONValue],
         version: str,
         activated: ActivatedExtensions,
         *,
         base_url: str | None,
-        metadata: Mapping[str, Any] | None,
-        identity: Any,
+        metadata: Mapping[str, JSONValue] | None,
+        identity: object,
         tenant: str | None = None,
     ) -> CallContext:
         if tenant is None and "tenant" in params and isinstance(params["tenant"], str):
@@ -168,8 +169,11 @@ class CallPipeline:
         )
 
     def _merged_metadata(
-        self, per_request: Mapping[str, Any] | None, params: Mapping[str, Any], identity: Any
-    ) -> Mapping[str, Any] | None:
+        self,
+        per_request: Mapping[str, JSONValue] | None,
+        params: Mapping[str, JSONValue],
+        identity: object,
+    ) -> Mapping[str, JSONValue] | None:
         from_params = params.get("metadata")
         if from_params is not None and not isinstance(from_params, Mapping):
             from_params = None
@@ -181,7 +185,7 @@ class CallPipeline:
     def run(
         self,
         operation: AnyOperation,
-        params: Mapping[str, Any],
+        params: Mapping[str, JSONValue],
         ctx: CallContext,
         activated: ActivatedExtensions,
         record: CallRecord = UNOBSERVED,
@@ -196,7 +200,7 @@ class CallPipeline:
     def _admitted(
         self,
         operation: AnyOperation,
-        params: Mapping[str, Any],
+        params: Mapping[str, JSONValue],
         ctx: CallContext,
         activated: ActivatedExtensions,
     ) -> Outcome:

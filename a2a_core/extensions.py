@@ -22,7 +22,8 @@ from types import MappingProxyType
 from typing import Any
 
 from .errors import ExtensionSupportRequiredError
-from .models import AgentCard, AgentExtension, Message, Task
+from .jsonvalue import JSONObject, JSONValue
+from .models import AgentCard, AgentExtension, Message, SendResult, Task
 
 __all__ = [
     "Activation",
@@ -82,7 +83,7 @@ class Extension(abc.ABC):  # noqa: B024  (every hook has a default; subclass to 
     uri: str = ""
     description: str | None = None
     required: bool = False
-    params: Mapping[str, Any] | None = None
+    params: Mapping[str, JSONValue] | None = None
 
     def declaration(self) -> AgentExtension:
         """What the agent card says about this extension."""
@@ -92,7 +93,9 @@ class Extension(abc.ABC):  # noqa: B024  (every hook has a default; subclass to 
             uri=self.uri, description=self.description, required=self.required, params=self.params
         )
 
-    def activate(self, requested: tuple[str, ...], context: Mapping[str, Any]) -> Activation | None:
+    def activate(
+        self, requested: tuple[str, ...], context: Mapping[str, object]
+    ) -> Activation | None:
         """Accept the client's offer (the default, with value ``None``) or return None to skip.
 
         Called only when ``self.uri`` was requested. Raise an RPCError to fail the call.
@@ -100,13 +103,15 @@ class Extension(abc.ABC):  # noqa: B024  (every hook has a default; subclass to 
         return Activation(uri=self.uri)
 
     def handle_request(
-        self, message: Message, params: dict[str, Any], activation: Activation
-    ) -> tuple[Message, dict[str, Any]]:
+        self, message: Message, params: JSONObject, activation: Activation
+    ) -> tuple[Message, JSONObject]:
         """Rewrite the inbound message or params before the agent runs (default: unchanged)."""
         return message, params
 
-    def handle_response(self, result: Any, params: dict[str, Any], activation: Activation) -> Any:
-        """Rewrite the outbound result, usually a Task or Message (default: unchanged)."""
+    def handle_response(
+        self, result: SendResult, params: JSONObject, activation: Activation
+    ) -> SendResult:
+        """Rewrite SendMessage's result, a Task or a Message (default: unchanged)."""
         return result
 
 
@@ -115,7 +120,7 @@ class ActivatedExtensions:
     """The extensions active for one request, in configured order."""
 
     pairs: tuple[tuple[Extension, Activation], ...] = ()
-    by_uri: Mapping[str, Any] = field(init=False)
+    by_uri: Mapping[str, object] = field(init=False)
 
     def __post_init__(self) -> None:
         by_uri = MappingProxyType({act.uri: act.value for _, act in self.pairs})
@@ -136,14 +141,14 @@ class ActivatedExtensions:
         return format_extensions_header(self.uris) if self.pairs else None
 
     def apply_request(
-        self, message: Message, params: dict[str, Any]
-    ) -> tuple[Message, dict[str, Any]]:
+        self, message: Message, params: JSONObject
+    ) -> tuple[Message, JSONObject]:
         """Run every request hook in order, each seeing the previous one's output."""
         for extension, activation in self.pairs:
             message, params = extension.handle_request(message, params, activation)
         return message, params
 
-    def apply_response(self, result: Any, params: dict[str, Any]) -> Any:
+    def apply_response(self, result: SendResult, params: JSONObject) -> SendResult:
         """Run every response hook in order, each seeing the previous one's output."""
         for extension, activation in self.pairs:
             result = extension.handle_response(result, params, activation)
@@ -164,7 +169,7 @@ def _check_configuration(extensions: Sequence[Extension]) -> None:
 def negotiate_extensions(
     requested: Iterable[str],
     extensions: Sequence[Extension],
-    context: Mapping[str, Any] | None = None,
+    context: Mapping[str, object] | None = None,
 ) -> ActivatedExtensions:
     """Activate the requested extensions we have, in configured order.
 
@@ -224,8 +229,8 @@ def _iso_utc(moment: datetime) -> str:
 
 
 def _stamped(
-    metadata: Mapping[str, Any] | None, uri: str, stamps: Mapping[str, str]
-) -> dict[str, Any]:
+    metadata: Mapping[str, JSONValue] | None, uri: str, stamps: Mapping[str, str]
+) -> JSONObject:
     """A copy of ``metadata`` with ``stamps`` merged under ``uri`` (other keys kept)."""
     merged = dict(metadata or {})
     previous = merged.get(uri)
@@ -247,19 +252,21 @@ class TimestampExtension(Extension):
     def __init__(self, clock: Callable[[], datetime]) -> None:
         self._clock = clock
 
-    def activate(self, requested: tuple[str, ...], context: Mapping[str, Any]) -> Activation:
+    def activate(self, requested: tuple[str, ...], context: Mapping[str, object]) -> Activation:
         return Activation(uri=self.uri, value={"received_at": _iso_utc(self._clock())})
 
     def handle_request(
-        self, message: Message, params: dict[str, Any], activation: Activation
-    ) -> tuple[Message, dict[str, Any]]:
+        self, message: Message, params: JSONObject, activation: Activation
+    ) -> tuple[Message, JSONObject]:
         metadata = _stamped(message.metadata, self.uri, activation.value)
         extensions = tuple(message.extensions)
         if self.uri not in extensions:
             extensions += (self.uri,)
         return replace(message, metadata=metadata, extensions=extensions), params
 
-    def handle_response(self, result: Any, params: dict[str, Any], activation: Activation) -> Any:
+    def handle_response(
+        self, result: SendResult, params: JSONObject, activation: Activation
+    ) -> SendResult:
         if not isinstance(result, Task):
             return result
         stamps = {**activation.value, "completed_at": _iso_utc(self._clock())}

@@ -56,7 +56,9 @@ class GenerationsExtension(Extension):
         "SendMessageConfiguration.ifGenerationMatch (-32010 TaskGenerationMismatchError)"
     )
 
-    def activate(self, requested: tuple[str, ...], context: Mapping[str, Any]) -> Activation | None:
+    def activate(
+        self, requested: tuple[str, ...], context: Mapping[str, object]
+    ) -> Activation | None:
         return Activation(uri=self.uri) if context.get("version") == V1_0 else None
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from ._strict_json import StrictJSONError, strict_loads
 from .errors import (
@@ -49,6 +49,7 @@ from .errors import (
     RemoteProtocolError,
     RPCError,
 )
+from .jsonvalue import JSONObject, JSONValue
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -82,7 +83,7 @@ class RPCRequest:
 
     id: RequestId
     method: str
-    params: dict[str, Any] | None
+    params: JSONObject | None
     #: True when the ``id`` member was absent (only with ``allow_notifications``).
     is_notification: bool = False
 
@@ -92,9 +93,9 @@ class RPCResponse:
     """One parsed response: exactly one of ``result`` / ``error`` is meaningful."""
 
     id: RequestId
-    result: Any = None
+    result: JSONValue = None
     #: The raw error object (``code``, ``message``, ``data``?) or ``None`` on success.
-    error: dict[str, Any] | None = None
+    error: JSONObject | None = None
 
     @property
     def is_error(self) -> bool:
@@ -115,7 +116,7 @@ def _fail(error: RPCError, request_id: RequestId = None) -> NoReturn:
 # -- requests -----------------------------------------------------------------------------
 
 
-def _valid_id(value: Any) -> bool:
+def _valid_id(value: object) -> bool:
     """JSON-RPC ids are strings, integers or null; bool is an int subclass in Python."""
     return (
         value is None
@@ -125,7 +126,7 @@ def _valid_id(value: Any) -> bool:
     )
 
 
-def _acceptable_id(value: Any) -> bool:
+def _acceptable_id(value: object) -> bool:
     """A valid id small enough to echo: at most MAX_ID_LENGTH characters or digits."""
     if value.__class__ is int:  # the usual id (checked by class first: no bool slips in)
         return -_MAX_INT_ID <= value <= _MAX_INT_ID
@@ -155,7 +156,7 @@ def parse_request(
     return _request_from_value(value, allow_notifications)
 
 
-def _request_from_value(value: Any, allow_notifications: bool) -> RPCRequest:
+def _request_from_value(value: object, allow_notifications: bool) -> RPCRequest:
     """Check the envelope of an already decoded JSON value."""
     if value.__class__ is not dict:  # (what a JSON object decodes to)
         if isinstance(value, list):
@@ -206,13 +207,13 @@ def _check_id(id: RequestId) -> None:
         raise TypeError(f"a JSON-RPC id must be str, int or None, not {type(id).__name__}")
 
 
-def response_dict(id: RequestId, result: Any) -> dict[str, Any]:
+def response_dict(id: RequestId, result: JSONValue) -> JSONObject:
     """The success envelope as a dict (SSE events embed this form)."""
     _check_id(id)
     return {"jsonrpc": JSONRPC_VERSION, "id": id, "result": result}
 
 
-def error_response_dict(id: RequestId, error_obj: Mapping[str, Any]) -> dict[str, Any]:
+def error_response_dict(id: RequestId, error_obj: Mapping[str, JSONValue]) -> JSONObject:
     """The error envelope as a dict; ``error_obj`` is built by the wire layer."""
     _check_id(id)
     if not isinstance(error_obj.get("code"), int) or isinstance(error_obj.get("code"), bool):
@@ -222,7 +223,7 @@ def error_response_dict(id: RequestId, error_obj: Mapping[str, Any]) -> dict[str
     return {"jsonrpc": JSONRPC_VERSION, "id": id, "error": dict(error_obj)}
 
 
-def _dumps(envelope: dict[str, Any]) -> bytes:
+def _dumps(envelope: JSONObject) -> bytes:
     """Compact UTF-8 JSON; NaN or a lone surrogate in our own output is a ValueError."""
     return _ENCODER.encode(envelope).encode("utf-8")
 
@@ -231,25 +232,25 @@ def _dumps(envelope: dict[str, Any]) -> bytes:
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-def encode_response(id: RequestId, result: Any) -> bytes:
+def encode_response(id: RequestId, result: JSONValue) -> bytes:
     """A success response body."""
     return _dumps(response_dict(id, result))
 
 
-def encode_error_response(id: RequestId, error_obj: Mapping[str, Any]) -> bytes:
+def encode_error_response(id: RequestId, error_obj: Mapping[str, JSONValue]) -> bytes:
     """An error response body."""
     return _dumps(error_response_dict(id, error_obj))
 
 
 def parse_response(
-    body: bytes | str | Mapping[str, Any], *, max_depth: int = DEFAULT_MAX_DEPTH
+    body: bytes | str | Mapping[str, JSONValue], *, max_depth: int = DEFAULT_MAX_DEPTH
 ) -> RPCResponse:
     """Read a response envelope (client side); anything malformed is the peer's fault.
 
     :raises RemoteProtocolError: not strict JSON, or not a JSON-RPC 2.0 response.
     """
     if isinstance(body, Mapping):
-        value: Any = dict(body)
+        value: object = dict(body)
     else:
         try:
             value = strict_loads(body, max_depth)
@@ -269,7 +270,7 @@ def parse_response(
     return RPCResponse(id=value.get("id"), error=_checked_error(value["error"]))
 
 
-def _checked_error(error: Any) -> dict[str, Any]:
+def _checked_error(error: object) -> JSONObject:
     """An error object must have an integer code and a string message."""
     if not isinstance(error, dict):
         raise RemoteProtocolError("response error must be an object")

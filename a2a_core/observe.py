@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, TypeGuard
 
 from .errors import InternalError, RPCError
+from .jsonvalue import JSONValue
 from .models import Message, Task, TaskStatusUpdateEvent
 from .operations import Outcome, Result, Stream
 from .optable import AnyOperation
@@ -64,7 +65,7 @@ class CallRecord:
     task_id: str | None = None
     context_id: str | None = None
     #: Whoever the deployment authenticated the caller as (never logged as such).
-    identity: Any = None
+    identity: object = None
     #: The A2A error answered, if any: its JSON-RPC code and its reason
     #: (the 1.0 ErrorInfo reason, else the error's class name).
     error_code: int | None = None
@@ -81,7 +82,7 @@ class CallRecord:
     #: None: always noted.
     counting: Callable[[], bool] | None = None
 
-    def start(self, binding: str, version: str | None = None, identity: Any = None) -> None:
+    def start(self, binding: str, version: str | None = None, identity: object = None) -> None:
         """The binding took the request."""
         self.binding, self.version, self.identity = binding, version, identity
 
@@ -89,7 +90,7 @@ class CallRecord:
         """The JSON-RPC id could be read."""
         self.request_id = request_id
 
-    def operating(self, operation: AnyOperation, params: Mapping[str, Any]) -> None:
+    def operating(self, operation: AnyOperation, params: Mapping[str, JSONValue]) -> None:
         """The operation is known; the task and context its params name, if any."""
         self.operation = operation.name
         self.task_id, self.context_id = _named_ids(operation, params)
@@ -131,13 +132,13 @@ class _Unobserved(CallRecord):
 
     __slots__ = ()
 
-    def start(self, binding: str, version: str | None = None, identity: Any = None) -> None:
+    def start(self, binding: str, version: str | None = None, identity: object = None) -> None:
         pass
 
     def identify(self, request_id: str | int | None) -> None:
         pass
 
-    def operating(self, operation: AnyOperation, params: Mapping[str, Any]) -> None:
+    def operating(self, operation: AnyOperation, params: Mapping[str, JSONValue]) -> None:
         pass
 
     def failed(self, err: RPCError) -> None:
@@ -156,7 +157,7 @@ def observed(request: HttpRequest) -> CallRecord:
     return request.record if request.record is not None else UNOBSERVED
 
 
-def _is_final(event: Any) -> bool:
+def _is_final(event: object) -> bool:
     if isinstance(event, Message):
         return True
     if not isinstance(event, (Task, TaskStatusUpdateEvent)):
@@ -165,16 +166,18 @@ def _is_final(event: Any) -> bool:
     return state.is_terminal or state.is_interrupted
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     # (absent and "" answer without a call; an exact str with none: every request asks)
     return value if value and (value.__class__ is str or isinstance(value, str)) else None
 
 
-def _is_object(value: object) -> TypeGuard[Mapping[str, Any]]:
+def _is_object(value: object) -> TypeGuard[Mapping[str, JSONValue]]:
     return value.__class__ is dict or isinstance(value, Mapping)
 
 
-def _named_ids(operation: AnyOperation, params: Mapping[str, Any]) -> tuple[str | None, str | None]:
+def _named_ids(
+    operation: AnyOperation, params: Mapping[str, JSONValue]
+) -> tuple[str | None, str | None]:
     """The task and context a call's params name (the JSON members both versions share)."""
     message = params.get("message")
     if message is not None and _is_object(message):

@@ -54,7 +54,8 @@ class CallContext:
     params: Mapping[str, JSONValue] = field(default_factory=dict)
     #: ``Last-Event-ID`` the client sent when reconnecting a stream.
     last_event_id: str | None = None
-    #: The public endpoint URL of this request (after per-request overrides).
+    #: The public URL of the app's root for this request (after per-request overrides);
+    #: the card adds ``json_rpc_path`` and ``rest_path`` to it.
     base_url: str | None = None
     #: True once the client has hung up (None: the adapter cannot tell); a
     #: service that waits checks it so it never waits for nobody.

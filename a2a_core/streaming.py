@@ -16,12 +16,13 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import TypeVar
 
 from . import wire
 from .closing import ClosingIterator, close
 from .errors import InternalError, RPCError
-from .jsonrpc import error_response_dict, response_dict
+from .jsonrpc import RequestId, error_response_dict, response_dict
+from .jsonvalue import JSONObject, JSONValue
 from .models import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from .service import HEARTBEAT, IDLE, OutboundEvent, StreamItem
 from .sse import encode_comment, encode_data_event, encode_event, join_batches
@@ -31,6 +32,8 @@ __all__ = ["SSE_HEADERS", "sse_body", "started", "closing", "dumps", "encoded_ev
 
 logger = logging.getLogger("a2a_core.streaming")
 
+_E = TypeVar("_E")
+
 SSE_HEADERS = [
     ("Content-Type", "text/event-stream"),
     ("Cache-Control", "no-cache"),
@@ -38,7 +41,7 @@ SSE_HEADERS = [
 ]
 
 
-def dumps(value: Any) -> str:
+def dumps(value: JSONValue) -> str:
     """Compact JSON, as every body we send is written."""
     return _ENCODER.encode(value)
 
@@ -58,7 +61,7 @@ _MEMO_SIZE = 64
 _MEMO_MAX_BYTES = 64 * 1024
 
 
-def encoded_event(event: Any, form: str, encode: Callable[[Any], Any]) -> bytes:
+def encoded_event(event: _E, form: str, encode: Callable[[_E], JSONValue]) -> bytes:
     """``dumps(encode(event))`` in UTF-8, from the memo when ``event`` (the same object)
     was encoded in ``form`` (one name per ``encode``: a version, say) lately."""
     key = (id(event), form)
@@ -79,7 +82,7 @@ def encoded_event(event: Any, form: str, encode: Callable[[Any], Any]) -> bytes:
 _PING = encode_comment("ping")
 
 
-def sse_body(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+def sse_body(request_id: RequestId, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
     """Frame ``items``; the result's ``close()`` closes ``items`` too.
 
     The WSGI server calls ``close()`` when the client goes away, which must
@@ -105,7 +108,7 @@ def started(items: Iterator[StreamItem]) -> Iterator[StreamItem]:
     return ClosingIterator(items, first=(first,))
 
 
-def _error_event(request_id: Any, version: str, err: RPCError) -> bytes:
+def _error_event(request_id: RequestId, version: str, err: RPCError) -> bytes:
     """One plain ``data:`` event holding the JSON-RPC error.
 
     Not a named ``event: error``: the error object already says what it is,
@@ -116,18 +119,18 @@ def _error_event(request_id: Any, version: str, err: RPCError) -> bytes:
     return encode_event(dumps(error))
 
 
-def _envelope_head(request_id: Any) -> bytes:
+def _envelope_head(request_id: RequestId) -> bytes:
     """``dumps(response_dict(request_id, result))`` up to the result (the JSON of the
     result and ``}`` follow): the same checks, the same bytes."""
     return dumps(response_dict(request_id, None))[: -len("null}")].encode("utf-8")
 
 
-def _frames(request_id: Any, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
+def _frames(request_id: RequestId, version: str, items: Iterator[StreamItem]) -> Iterator[bytes]:
     return join_batches(_marked_frames(request_id, version, items))
 
 
 def _marked_frames(
-    request_id: Any, version: str, items: Iterator[StreamItem]
+    request_id: RequestId, version: str, items: Iterator[StreamItem]
 ) -> Iterator[tuple[bytes, bool]]:
     """Each item's SSE frame and whether the next item is already at hand."""
     head: bytes | None = None
@@ -141,7 +144,7 @@ def _marked_frames(
                 yield b"", False
                 continue
             event_id = None
-            event: Any = item
+            event: object = item
             more = False
             if isinstance(item, OutboundEvent):
                 event, event_id, more = item.event, item.event_id, item.more
@@ -158,11 +161,11 @@ def _marked_frames(
         yield _error_event(request_id, version, InternalError()), False
 
 
-def _encode_result(version: str, event: Any) -> Any:
+def _encode_result(version: str, event: object) -> JSONObject:
     return wire.encode_stream_event(_final_for(event, version), version)
 
 
-def _final_for(event: Any, version: str) -> StreamEvent:
+def _final_for(event: object, version: str) -> StreamEvent:
     """0.3 ends a stream with ``final: true``; set it on terminal and interrupted states."""
     if not isinstance(event, (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)):
         raise InternalError("the service yielded something that is not a stream event")

@@ -67,6 +67,7 @@ from datetime import datetime
 from typing import Any
 
 from .errors import InvalidTransitionError, UnsupportedOperationError
+from .jsonvalue import JSONObject, JSONValue
 from .models import (
     Artifact,
     Message,
@@ -161,7 +162,7 @@ def new_task(
     context_id: str,
     message: Message,
     timestamp: datetime,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, JSONValue] | None = None,
 ) -> Task:
     """A SUBMITTED task whose history is the message that created it."""
     return Task(
@@ -289,12 +290,12 @@ def is_cancelable(task: Task) -> bool:
 # -- metadata --------------------------------------------------------------------------
 
 
-def merge_metadata(*layers: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def merge_metadata(*layers: Mapping[str, JSONValue] | None) -> JSONObject | None:
     """Shallow-merge metadata layers, later wins (static, then per request, then per call).
 
     An empty result is None, so "no metadata" has one spelling.
     """
-    merged: dict[str, Any] = {}
+    merged: JSONObject = {}
     for layer in layers:
         if layer:
             merged.update(layer)
@@ -302,15 +303,15 @@ def merge_metadata(*layers: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 def protect_reserved(
-    metadata: Mapping[str, Any] | None,
+    metadata: Mapping[str, JSONValue] | None,
     reserved: Iterable[str] = RESERVED_METADATA_KEYS,
-) -> dict[str, Any]:
+) -> JSONObject:
     """Drop keys a caller must not forge (they are the server's to set)."""
     banned = frozenset(reserved)
     return {k: v for k, v in (metadata or {}).items() if k not in banned}
 
 
-def with_identity(metadata: Mapping[str, Any] | None, identity: Any) -> dict[str, Any]:
+def with_identity(metadata: Mapping[str, JSONValue] | None, identity: Any) -> JSONObject:
     """Replace any caller-supplied ``"a2a.auth"`` with the authenticated identity.
 
     With ``identity=None`` the key is only removed: an anonymous caller must not

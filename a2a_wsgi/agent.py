@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
+from a2a_core.auth import Principal
 from a2a_core.models import (
     AgentCapabilities,
     AgentCard,
@@ -121,6 +122,14 @@ class AgentContext:
     ``history`` holds every message so far, the current one last. ``cancelled``
     is set when the task is canceled; a long-running agent should check
     :meth:`is_cancelled` and stop.
+
+    ``identity`` is the caller, None when anonymous, and always a
+    :class:`~a2a_core.auth.Principal` however it was authenticated (``auth=``,
+    a Django or Flask login through :mod:`a2a_wsgi.frameworks`,
+    ``put_identity``): a ``str`` whose value is the identity (``"user:1"``), so
+    ``f"Hello {context.identity}"`` greets the caller by name, with the
+    authenticator's ``tenant`` and ``claims`` on it. A plain string given here
+    is made one.
     """
 
     task_id: str
@@ -128,9 +137,14 @@ class AgentContext:
     history: tuple[Message, ...] = ()
     metadata: Mapping[str, Any] | None = None
     extensions: Mapping[str, Any] = field(default_factory=dict)
+    #: The caller: a :class:`~a2a_core.auth.Principal`, None when anonymous (typed Any
+    #: only because the runtime hands over the core's untyped call identity).
     identity: Any = None
     cancelled: threading.Event = field(default_factory=threading.Event)
     updater: TaskUpdater | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.identity = Principal.of(self.identity)  # a str from older callers, too
 
     @property
     def message(self) -> Message | None:

@@ -69,9 +69,10 @@ _JWKS = JWKS_PATH.strip("/")
 class A2AApp:
     """A WSGI application serving one agent over JSON-RPC and HTTP+JSON (0.3 and 1.0), and SSE.
 
-    What a newcomer needs are keywords: ``base_url`` (the public URL the card
-    advertises; None: the request's, for a trusted Host), ``store`` (a
-    TaskStore or a URL; None: ``$A2A_STORE``, else memory or SQLite), ``auth``
+    What a newcomer needs are keywords: ``base_url`` (the public URL of the
+    app's root, to which the card adds its paths; None: the request's, for a
+    trusted Host), ``store`` (a TaskStore or a URL; None: ``$A2A_STORE``, else
+    memory or SQLite), ``auth``
     (authenticators or an AuthPolicy), ``push`` (a PushSettings, or True for the
     defaults: webhook delivery) and ``inspector`` (the inspector page at
     ``<mount>/inspector``). Everything else is one settings group each,

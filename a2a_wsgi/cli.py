@@ -1,7 +1,9 @@
 """``a2a serve MODULE:OBJECT``: run a WSGI app under gunicorn with stream-friendly defaults.
 
 The ``a2a`` command (:mod:`a2a_client.cli`) delegates ``a2a serve …`` here;
-``python -m a2a_wsgi.cli serve …`` works without it.
+``python -m a2a_wsgi.cli serve …`` works without it. Before gunicorn starts, the
+address and the app are checked (:mod:`a2a_wsgi.serve_checks`): a server that
+cannot start says why in one line, with an exit code of its own.
 """
 
 from __future__ import annotations
@@ -19,8 +21,26 @@ from .serve import (
     parse_addr,
     run_gunicorn,
 )
+from .serve_checks import (
+    EXIT_ADDRESS,
+    EXIT_APP,
+    EXIT_EXTRA,
+    EXIT_MODULE,
+    EXIT_STOPPED,
+    EXIT_STORE,
+    EXIT_USAGE,
+    StartupFailure,
+    check_address,
+    probe_app,
+)
 
 __all__ = ["build_parser", "serve_main", "main"]
+
+#: The exit codes ``--help`` names (serve_checks.EXIT_CODES has them all, at length).
+_SHORT = {EXIT_USAGE: "bad arguments", EXIT_MODULE: "module not importable",
+          EXIT_APP: "no such app in it", EXIT_ADDRESS: "address not usable",
+          EXIT_EXTRA: "extra not installed", EXIT_STORE: "task store not usable",
+          EXIT_STOPPED: "stopped by a second Ctrl-C"}
 
 
 def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
@@ -30,6 +50,11 @@ def build_parser(prog: str = "a2a serve") -> argparse.ArgumentParser:
         description="Serve an A2A agent (any WSGI app) with gunicorn: its gevent worker "
                     "(gevent comes with a2a-wsgi), or --worker-class gthread.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        epilog="Before gunicorn starts, the address, the app and its task stores are checked; "
+               "a failure is one line and its own exit code: "
+               + ", ".join(f"{code} {_SHORT[code]}" for code in sorted(_SHORT))
+               + " (docs/deployment.md). The first Ctrl-C waits up to --graceful-timeout "
+                 "for running tasks; a second one stops at once.",
     )
     parser.add_argument("target", metavar="MODULE:OBJECT",
                         help="the WSGI app to serve, e.g. examples.echo:app")
@@ -66,18 +91,26 @@ def serve_main(argv: Sequence[str]) -> int:
     options = build_parser().parse_args(args)
     if ":" not in options.target:
         print(f"a2a serve: expected MODULE:OBJECT, got {options.target!r}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     try:
-        parse_addr(options.bind)
+        host, port = parse_addr(options.bind)
     except ValueError as exc:
         print(f"a2a serve: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     if options.worker_class == "gevent" and not cooperative():
         _exec_patched(args)  # does not return
     sys.path.insert(0, ".")  # gunicorn does the same, so `examples.echo:app` resolves from cwd
+    try:
+        check_address(host, port)
+        probe_app(options.target, workers=options.workers, timeout=options.timeout or None)
+    except StartupFailure as failure:
+        print(f"a2a serve: {failure}", file=sys.stderr, flush=True)
+        return failure.code
+    except KeyboardInterrupt:  # Ctrl-C before gunicorn started: nothing runs yet
+        return EXIT_STOPPED
     run_gunicorn(
         options.target,
-        bind=options.bind,
+        bind=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
         workers=options.workers,
         worker_class=options.worker_class,
         threads=options.threads,

@@ -14,6 +14,8 @@ from collections.abc import Mapping, MutableMapping
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
+from a2a_core.auth import Principal
+
 if TYPE_CHECKING:
     from .app import A2AApp
 
@@ -42,7 +44,11 @@ def _overrides(environ: Environ) -> dict[str, Any]:
 
 
 def put_base_url(environ: Environ, url: str) -> None:
-    """Serve this request as if the app's public endpoint were ``url`` (card url, ETag)."""
+    """Serve this request as if the app's root were at ``url`` (card URLs, ETag).
+
+    ``url`` names the root, not an endpoint: the card adds ``json_rpc_path`` and
+    ``rest_path`` to it, as it does to ``base_url=``.
+    """
     if not isinstance(url, str) or not url:
         raise ValueError("base_url must be a non-empty string")
     _overrides(environ)["base_url"] = url
@@ -75,20 +81,32 @@ def get_metadata(environ: Mapping[str, Any]) -> dict[str, Any] | None:
     return found.get("metadata") if isinstance(found, dict) else None
 
 
-def put_identity(environ: Environ, identity: Any) -> None:
+def put_identity(environ: Environ, identity: str | Principal | None) -> None:
     """Record who the caller authenticated as; the agent sees it under metadata "a2a.auth".
 
-    A caller cannot forge it through params.metadata: the dispatcher writes it last.
+    A string (``"user:1"``) becomes a :class:`~a2a_core.auth.Principal`, the one
+    type every caller has (``context.identity``), as one an authenticator found
+    would; None records nobody (anonymous). A caller cannot forge it through
+    params.metadata: the dispatcher writes it last.
+
+    :raises TypeError: for anything but a str, a Principal or None (a user
+        object: name the caller with a string, e.g. ``f"user:{user.pk}"``).
     """
-    _overrides(environ)["identity"] = identity
+    principal = Principal.of(identity)
+    if principal is None:
+        if isinstance(environ.get(ENVIRON_KEY), dict):
+            environ[ENVIRON_KEY].pop("identity", None)
+        return
+    _overrides(environ)["identity"] = principal
 
 
-def get_identity(environ: Mapping[str, Any]) -> Any:
-    """The identity set by :func:`put_identity`, or None (anonymous)."""
+def get_identity(environ: Mapping[str, Any]) -> Principal | None:
+    """The identity set by :func:`put_identity` (a Principal), or None (anonymous)."""
     if ENVIRON_KEY not in environ:  # (no override: the usual request)
         return None
     found = environ[ENVIRON_KEY]
-    return found.get("identity") if isinstance(found, dict) else None
+    # A str written into the dict by hand is read as put_identity would have stored it.
+    return Principal.of(found.get("identity")) if isinstance(found, dict) else None
 
 
 def get_agent_card(

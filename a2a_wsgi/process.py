@@ -18,7 +18,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["ServerInfo", "announce", "announced", "register"]
+__all__ = ["ServerInfo", "announce", "announced", "register", "registered"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,6 +46,12 @@ _apps: weakref.WeakSet[_Startable] = weakref.WeakSet()
 def register(app: _Startable) -> None:
     """Have ``app`` started when the server announces itself (A2AApp registers itself)."""
     _apps.add(app)
+
+
+def registered() -> list[object]:
+    """The apps of this process that :func:`announce` would start (``a2a serve``'s
+    start-up check opens their stores)."""
+    return list(_apps)
 
 
 def announced() -> ServerInfo | None:

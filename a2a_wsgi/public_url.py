@@ -1,8 +1,11 @@
 """The public URL an agent card advertises, when the deployment did not name one.
 
-A card must say where the agent is reached. With no ``base_url`` (and no
-per-request :func:`~a2a_wsgi.overrides.put_base_url`), the URL is built from
-the request: scheme, ``Host`` header and ``SCRIPT_NAME`` (the mount point).
+A card must say where the agent is reached: the URL of the app's root (where
+its own paths start), to which the card appends ``json_rpc_path`` and
+``rest_path`` (:class:`a2a_core.card_endpoint.CardEndpoint`); ``base_url`` and
+:func:`~a2a_wsgi.overrides.put_base_url` name that root, never an endpoint.
+With neither, the URL is built from the request: scheme, ``Host`` header and
+``SCRIPT_NAME`` (the mount point).
 The ``Host`` header is the client's word, so it is used only when the host is
 in ``trusted_hosts`` (Django's ``ALLOWED_HOSTS`` idea): by default the loopback
 names, so a card served on any local port tells the truth and a forged

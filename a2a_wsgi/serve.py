@@ -12,6 +12,8 @@ open stream cleanly (the client sees the end of the response and resumes with
 worker and tells the worker's apps what the worker is (:mod:`a2a_wsgi.process`);
 :func:`run_gunicorn` and ``a2a serve`` add it to gunicorn's config, and
 ``gunicorn -c python:a2a_wsgi.gunicorn_config app:app`` does for plain gunicorn.
+Ctrl-C under :func:`run_gunicorn` is :mod:`a2a_wsgi.serve_shutdown`'s; ``a2a serve``'s
+checks before it starts are :mod:`a2a_wsgi.serve_checks`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from .admission import default_stream_limit
 from .concurrency import cooperative
 from .process import ServerInfo, announce
 from .runtime._service import stop_all_streams
-from .store_choice import MemoryStoreInManyProcessesError
+from .store_choice import MemoryStoreInManyProcessesError, MissingExtraError
 from .stores.base import StoreOpenError
 
 __all__ = [
@@ -182,24 +184,46 @@ def raise_open_file_limit() -> int:
     return soft
 
 
-class _StopStreamsThenChain:
-    """A SIGTERM handler: end open streams, then do what the previous handler did."""
+class _SigtermChain:
+    """A SIGTERM handler: do ``action``, then what the previous handler did."""
 
-    def __init__(self, previous: Callable[[int, FrameType | None], Any]) -> None:
-        self.previous = previous
+    def __init__(self, action: Callable[[], object],
+                 previous: Callable[[int, FrameType | None], Any], *, off_handler: bool) -> None:
+        self.action, self.previous, self.off_handler = action, previous, off_handler
+
+    def chains(self, action: Callable[[], object]) -> bool:
+        """Whether ``action`` is already done by this handler or one it chains to."""
+        return self.action is action or (isinstance(self.previous, _SigtermChain)
+                                         and self.previous.chains(action))
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
-        # Not inline: the interrupted code may hold a lock the stop needs. Under gevent the
-        # handler runs in the event loop, where starting a thread would switch greenlets
-        # (BlockingSwitchOutError); a spawned greenlet runs once the loop goes on.
-        if cooperative():
+        if not self.off_handler:
+            self.action()
+        elif cooperative():
+            # Not inline: the interrupted code may hold a lock the action needs. Under gevent
+            # the handler runs in the event loop, where starting a thread would switch
+            # greenlets (BlockingSwitchOutError); a spawned greenlet runs once the loop goes on.
             import gevent  # type: ignore[import-untyped]
 
-            gevent.spawn(stop_all_streams)
+            gevent.spawn(self.action)
         else:
-            threading.Thread(target=stop_all_streams, name="a2a-stop-streams",
-                             daemon=True).start()
+            threading.Thread(target=self.action, name="a2a-on-sigterm", daemon=True).start()
         self.previous(signum, frame)
+
+
+def _chain_on_sigterm(action: Callable[[], object], *, off_handler: bool) -> bool:
+    """Chain ``action`` onto this process's Python SIGTERM handler (see
+    :func:`stop_streams_on_sigterm`); True when it is in place."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    previous = signal.getsignal(signal.SIGTERM)
+    if isinstance(previous, _SigtermChain) and previous.chains(action):
+        return True
+    if not callable(previous):
+        return False
+    signal.signal(signal.SIGTERM, _SigtermChain(action, previous, off_handler=off_handler))
+    signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it: no EINTR in requests
+    return True
 
 
 def stop_streams_on_sigterm() -> bool:
@@ -209,16 +233,7 @@ def stop_streams_on_sigterm() -> bool:
     SIG_DFL or SIG_IGN are left alone, since chaining would change what SIGTERM
     does). Idempotent; True when the handler is in place.
     """
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    previous = signal.getsignal(signal.SIGTERM)
-    if isinstance(previous, _StopStreamsThenChain):
-        return True
-    if not callable(previous):
-        return False
-    signal.signal(signal.SIGTERM, _StopStreamsThenChain(previous))
-    signal.siginterrupt(signal.SIGTERM, False)  # as gunicorn set it: no EINTR in requests
-    return True
+    return _chain_on_sigterm(stop_all_streams, off_handler=True)
 
 
 def gunicorn_post_worker_init(worker: Any) -> None:
@@ -246,7 +261,7 @@ def gunicorn_post_worker_init(worker: Any) -> None:
                       parks_streams=_hands_over(worker))
     try:
         announce(info)
-    except (MemoryStoreInManyProcessesError, StoreOpenError) as exc:
+    except (MemoryStoreInManyProcessesError, StoreOpenError, MissingExtraError) as exc:
         # (A store that cannot open: an A2A_DB folder that cannot be made, say.)
         # One line, not a traceback per worker; gunicorn's "app failed to load" code
         # makes the master stop instead of booting the worker again.
@@ -307,13 +322,23 @@ def settle_gc(*, cooperative_worker: bool) -> None:
             gevent.config.track_greenlet_tree = False
 
 
+def _serve_worker_init(worker: Any) -> None:
+    """What :func:`run_gunicorn` adds for its own master (:mod:`a2a_wsgi.serve_shutdown`):
+    the worker leaves Ctrl-C to the master and, told to stop, reports its running tasks."""
+    from .serve_shutdown import report_runs
+
+    gunicorn_post_worker_init(worker)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _chain_on_sigterm(report_runs, off_handler=False)  # (reads a table, writes a pipe: no lock)
+
+
 def _post_worker_init(user_hook: Callable[[Any], Any] | None) -> Callable[[Any], None]:
     """Our hook, then the caller's own ``post_worker_init`` if they gave one."""
     if user_hook is None:
-        return gunicorn_post_worker_init
+        return _serve_worker_init
 
     def both(worker: Any) -> None:
-        gunicorn_post_worker_init(worker)
+        _serve_worker_init(worker)
         user_hook(worker)
 
     return both
@@ -327,10 +352,14 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
     each worker). ``options`` are gunicorn settings by name, over
     :func:`gunicorn_settings` (gevent, a dependency; gthread if it cannot be imported). On SIGTERM
     open streams end cleanly (:func:`gunicorn_post_worker_init`, run before a
-    given ``post_worker_init``).
+    given ``post_worker_init``). The first Ctrl-C or SIGTERM waits up to
+    ``graceful_timeout`` for running tasks and says so on stderr; a second Ctrl-C
+    stops at once (:mod:`a2a_wsgi.serve_shutdown`).
     """
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
     from gunicorn.util import import_app  # type: ignore[import-untyped]
+
+    from .serve_shutdown import ServeArbiter, open_report_pipe
 
     settings = {**gunicorn_settings(**options), "bind": [bind]}
     settings["post_worker_init"] = _post_worker_init(settings.get("post_worker_init"))
@@ -351,8 +380,17 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
                 sys.exit(_APP_LOAD_ERROR)
             return loaded
 
+        def run(self) -> None:
+            # BaseApplication.run with our master in place of gunicorn's.
+            try:
+                ServeArbiter(self).run()
+            except RuntimeError as exc:
+                print(f"\nError: {exc}\n", file=sys.stderr, flush=True)
+                sys.exit(1)
+
     from gunicorn.errors import HaltServer  # type: ignore[import-untyped]
 
+    open_report_pipe()
     try:
         _Application().run()
     except HaltServer as halted:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 from .stores import MemoryTaskStore, TaskStore, default_sqlite_path
 
-__all__ = ["StoreSpec", "MemoryStoreInManyProcessesError", "choose_store"]
+__all__ = ["StoreSpec", "MemoryStoreInManyProcessesError", "MissingExtraError", "choose_store"]
 
 log = logging.getLogger("a2a_wsgi.store")
 
@@ -42,6 +42,20 @@ class MemoryStoreInManyProcessesError(RuntimeError):
             "A2AApp(store='postgresql://...') or A2A_STORE=postgresql://... (many hosts); "
             "or run one worker (gunicorn --workers 1)."
         )
+
+
+class MissingExtraError(ImportError):
+    """The store named needs an optional dependency (a2a-wsgi's ``extra``) not installed here.
+
+    An ImportError, so code that expected the bare one still catches it; its message
+    says what to install (``a2a serve`` prints it as its one line).
+    """
+
+    def __init__(self, store: str, extra: str, cause: ImportError) -> None:
+        super().__init__(f"the {store} task store needs the {extra!r} extra, which is not "
+                         f"installed here ({cause}): pip install 'a2a-wsgi[{extra}]'",
+                         name=cause.name)
+        self.extra = extra
 
 
 def choose_store(named: StoreSpec | None, *, multiprocess: bool,

@@ -20,9 +20,13 @@ class CallerAgent(Agent):
                          tags=["auth"])]
 
     def handle_message(self, msg: Message, ctx: AgentContext) -> object:
-        """The caller's identity as the site named it (``anonymous`` when none)."""
-        who = getattr(ctx.identity, "identity", ctx.identity)
-        return reply(f"hello, {who if who is not None else 'anonymous'}: {msg.text}")
+        """The caller's identity as the site named it (``anonymous`` when none).
+
+        ``ctx.identity`` is a ``Principal`` however the caller logged in (the site's
+        session, a token through ``auth=``), and formats as its identity string.
+        """
+        who = ctx.identity if ctx.identity is not None else "anonymous"
+        return reply(f"hello, {who}: {msg.text}")
 
 
 app = A2AApp(CallerAgent())

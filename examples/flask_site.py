@@ -1,6 +1,6 @@
 """A Flask site with Flask-Login whose users are the agent's callers.
 
-    pip install 'a2a-wsgi[flask]' flask-login
+    .venv/bin/pip install -e '.[flask]' flask-login
     gunicorn -k gthread -w 2 --threads 8 examples.flask_site:site
 
 The demo users ``alice`` and ``bob`` have the password ``$DEMO_PASSWORD``
@@ -46,6 +46,7 @@ site = flask.Flask(__name__)
 site.secret_key = os.environ.get("FLASK_SECRET_KEY", "example-only-not-secret")
 tokens = URLSafeTimedSerializer(site.secret_key, salt="examples.flask_site.tokens")
 login_manager = LoginManager(site)
+login_manager.login_view = "login"  # where login_manager.unauthorized() sends a browser
 
 
 def user_of_token(token: str) -> User | None:

@@ -135,6 +135,13 @@ class TaskState(enum.Enum):
     #: Enum's Python-level __hash__ on every set and dict lookup (state checks are hot).
     __hash__ = object.__hash__
 
+    def __str__(self) -> str:
+        """The state as people write it (A2A 0.3's spelling): ``input-required``.
+
+        For printing only; the wire codecs spell states themselves (a2a_core.wire).
+        """
+        return self.value.replace("_", "-")
+
     @property
     def is_terminal(self) -> bool:
         return self in _TERMINAL
@@ -155,3 +162,7 @@ class Role(enum.Enum):
     AGENT = "agent"
 
     __hash__ = object.__hash__  # as TaskState's
+
+    def __str__(self) -> str:
+        """``user`` or ``agent``: for printing only (the wire codecs spell roles themselves)."""
+        return self.value

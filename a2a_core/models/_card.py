@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import field
-from typing import Any
 
+from ..jsonvalue import JSONValue
 from ._base import _freeze_requirements, _model
 
 
@@ -20,7 +20,7 @@ class AgentExtension:
     uri: str
     description: str | None = None
     required: bool = False
-    params: Mapping[str, Any] | None = None
+    params: Mapping[str, JSONValue] | None = None
 
 
 @_model
@@ -67,7 +67,7 @@ class AgentSkill:
 class AgentCardSignature:
     protected: str
     signature: str
-    header: Mapping[str, Any] | None = None
+    header: Mapping[str, JSONValue] | None = None
 
 
 @_model

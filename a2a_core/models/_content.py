@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
 
+from ..jsonvalue import JSONValue
 from ._base import Role, TaskState, _model
 
 
@@ -13,7 +13,7 @@ from ._base import Role, TaskState, _model
 class TextPart:
     text: str
     media_type: str | None = None
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
 
 
 @_model
@@ -24,7 +24,7 @@ class FilePart:
     url: str | None = None
     filename: str | None = None
     media_type: str | None = None
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
 
     def __post_init__(self) -> None:
         if (self.raw is None) == (self.url is None):
@@ -35,9 +35,9 @@ class FilePart:
 class DataPart:
     """Structured data. 1.0 allows any JSON value; 0.3 only an object."""
 
-    data: Any
+    data: JSONValue
     media_type: str | None = None
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
 
 
 Part = TextPart | FilePart | DataPart
@@ -52,7 +52,7 @@ class Message:
     task_id: str | None = None
     reference_task_ids: Sequence[str] = ()
     extensions: Sequence[str] = ()
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
 
     @property
     def text(self) -> str:
@@ -67,7 +67,7 @@ class Artifact:
     name: str | None = None
     description: str | None = None
     extensions: Sequence[str] = ()
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
 
 
 @_model
@@ -84,7 +84,7 @@ class Task:
     status: TaskStatus
     artifacts: Sequence[Artifact] = ()
     history: Sequence[Message] = ()
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
     #: dev-1.1 preview: +1 per state or artifact change, from 1 (None: not served).
     generation: int | None = None
 
@@ -97,7 +97,7 @@ class TaskStatusUpdateEvent:
     context_id: str
     status: TaskStatus
     final: bool = False
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
     #: The task's generation after this change (dev-1.1 preview; None: not served).
     generation: int | None = None
 
@@ -109,7 +109,7 @@ class TaskArtifactUpdateEvent:
     artifact: Artifact
     append: bool = False
     last_chunk: bool = False
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
     #: The task's generation after this change (dev-1.1 preview; None: not served).
     generation: int | None = None
 

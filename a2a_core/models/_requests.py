@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
 
+from ..jsonvalue import JSONValue
 from ._base import TaskState, _model
 from ._content import Message, Task
 from ._push import PushNotificationConfig, TaskPushNotificationConfig
@@ -27,7 +27,7 @@ class SendMessageConfiguration:
 class SendMessageRequest:
     message: Message
     configuration: SendMessageConfiguration | None = None
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
     tenant: str | None = None
 
 
@@ -35,7 +35,7 @@ class SendMessageRequest:
 class GetTaskRequest:
     id: str
     history_length: int | None = None
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
     tenant: str | None = None
     #: dev-1.1 preview long-poll: answer once the task's generation differs from this.
     current_generation: int | None = None
@@ -44,14 +44,14 @@ class GetTaskRequest:
 @_model
 class CancelTaskRequest:
     id: str
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
     tenant: str | None = None
 
 
 @_model
 class SubscribeToTaskRequest:
     id: str
-    metadata: Mapping[str, Any] | None = None
+    metadata: Mapping[str, JSONValue] | None = None
     tenant: str | None = None
 
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from .._opspec import variable
 from .._strict_json import StrictJSONError, strict_loads
@@ -41,6 +40,7 @@ from ..errors import (
 )
 from ..http import is_simple_request_type
 from ..jsonrpc import DEFAULT_MAX_DEPTH
+from ..jsonvalue import JSONObject, JSONValue
 from ..optable import OPERATIONS, AnyOperation, OperationTable, QueryKind, Route
 from ..wire._enums import STATE_1_0
 
@@ -60,7 +60,7 @@ class RestCall:
     """A routed request: the operation and its params, as a 1.0 JSON-RPC call has them."""
 
     operation: AnyOperation
-    params: dict[str, Any]
+    params: JSONObject
     #: The ``/{tenant}`` path prefix, when the request had one (also in ``params``).
     tenant: str | None = None
 
@@ -181,7 +181,7 @@ def _params(
     content_type: str | None,
     body_too_large: bool,
     max_depth: int,
-) -> dict[str, Any]:
+) -> JSONObject:
     """The 1.0 params: path variables plus the body or the query, per the route."""
     if chosen.method == "POST" and is_simple_request_type(content_type):
         err = InvalidRequestError(
@@ -196,7 +196,7 @@ def _params(
     return {**_query_params(chosen.query, query), **bound}
 
 
-def parse_json(body: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+def parse_json(body: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> JSONValue:
     """A strict JSON text under the JSON-RPC parser's rules (I-JSON, depth limit).
 
     :raises ParseError: naming the flaw, in our words.
@@ -207,7 +207,7 @@ def parse_json(body: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
         raise ParseError(f"Invalid JSON payload: {exc}") from None
 
 
-def _body_object(body: bytes, max_depth: int) -> dict[str, Any]:
+def _body_object(body: bytes, max_depth: int) -> JSONObject:
     """The request message; an empty body is an empty message."""
     if not body.strip():
         return {}
@@ -217,7 +217,7 @@ def _body_object(body: bytes, max_depth: int) -> dict[str, Any]:
     return value
 
 
-def _with_path(params: dict[str, Any], bound: Mapping[str, str]) -> dict[str, Any]:
+def _with_path(params: JSONObject, bound: Mapping[str, str]) -> JSONObject:
     """Put the path variables in; a body member naming one differently is refused."""
     for name, value in bound.items():
         for key in (name, _SNAKE.get(name, name)):
@@ -231,9 +231,9 @@ def _with_path(params: dict[str, Any], bound: Mapping[str, str]) -> dict[str, An
     return params
 
 
-def _query_params(kinds: Mapping[str, QueryKind], query: Mapping[str, str]) -> dict[str, Any]:
+def _query_params(kinds: Mapping[str, QueryKind], query: Mapping[str, str]) -> JSONObject:
     """The typed query parameters the route knows; others are ignored."""
-    params: dict[str, Any] = {}
+    params: JSONObject = {}
     for name, kind in kinds.items():
         text = query.get(name)
         if text:
@@ -241,7 +241,7 @@ def _query_params(kinds: Mapping[str, QueryKind], query: Mapping[str, str]) -> d
     return params
 
 
-def _query_value(name: str, kind: QueryKind, text: str) -> Any:
+def _query_value(name: str, kind: QueryKind, text: str) -> JSONValue:
     """One query parameter as the JSON value the 1.0 decoder reads."""
     if kind is QueryKind.STRING:
         return text

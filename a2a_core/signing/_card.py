@@ -33,8 +33,8 @@ import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from ..jsonvalue import JSONObject, JSONValue
 from ..wire.card import encode_card
 from ._card_view import _WRAPPERS, decode, drop_empty, from_legacy, signed_content, spec_content
 from ._errors import (
@@ -63,7 +63,7 @@ __all__ = [
     "verify_card",
 ]
 
-def canonicalize(value: Any) -> bytes:
+def canonicalize(value: JSONValue) -> bytes:
     """The RFC 8785 (JCS) bytes of a JSON value, by the ``rfc8785`` package.
 
     :raises CanonicalizationError: it has none (NaN, an integer past 2**53, a lone surrogate).
@@ -78,7 +78,7 @@ def canonicalize(value: Any) -> bytes:
         raise CanonicalizationError(str(exc) or type(exc).__name__) from None
 
 
-def canonical_card(card: Mapping[str, Any]) -> bytes:
+def canonical_card(card: Mapping[str, JSONValue]) -> bytes:
     """The bytes a signature over ``card`` covers (RFC 8785 of :func:`signed_content`).
 
     :raises CanonicalizationError: the card is not an AgentCard (a member of the wrong type).
@@ -86,8 +86,8 @@ def canonical_card(card: Mapping[str, Any]) -> bytes:
     return canonicalize(signed_content(card))
 
 
-def sign_card(card: Mapping[str, Any], key: SigningKey, *,
-              header: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def sign_card(card: Mapping[str, JSONValue], key: SigningKey, *,
+              header: Mapping[str, JSONValue] | None = None) -> JSONObject:
     """One ``AgentCardSignature`` (wire dict) over ``card``, made with ``key``.
 
     The protected header holds ``alg``, ``kid``, ``typ: "JOSE"`` and the key's
@@ -103,17 +103,19 @@ def sign_card(card: Mapping[str, Any], key: SigningKey, *,
     except SignatureError as exc:
         raise ValueError(f"refusing to sign: {exc}") from None
     protected, _, signed = sign_compact(canonical_card(card), key, {"typ": "JOSE"}).split(".")
-    signature: dict[str, Any] = {"protected": protected, "signature": signed}
+    signature: JSONObject = {"protected": protected, "signature": signed}
     if header:
         signature["header"] = dict(header)
     return signature
 
 
-def add_signature(card: Mapping[str, Any], key: SigningKey, *,
-                  header: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def add_signature(card: Mapping[str, JSONValue], key: SigningKey, *,
+                  header: Mapping[str, JSONValue] | None = None) -> JSONObject:
     """A copy of ``card`` with a signature by ``key`` appended to its ``signatures``."""
     signature = sign_card(card, key, header=header)
     existing = card.get("signatures") or []
+    if not isinstance(existing, list):
+        raise MalformedCardError("signatures is not a list")
     return {**card, "signatures": [*existing, signature]}
 
 
@@ -122,12 +124,12 @@ class VerifiedSignature:
     """The signature that verified: its position, its protected header, its key id and alg."""
 
     index: int
-    header: Mapping[str, Any]
+    header: Mapping[str, JSONValue]
     kid: str | None
     alg: str
 
 
-def verify_card(card: Mapping[str, Any], keys: KeySource, *,
+def verify_card(card: Mapping[str, JSONValue], keys: KeySource, *,
                 algorithms: Sequence[str] = ALGORITHMS,
                 check_unsigned: bool = True) -> VerifiedSignature:
     """Return the first of the card's signatures that verifies with a trusted key.
@@ -158,14 +160,16 @@ def verify_card(card: Mapping[str, Any], keys: KeySource, *,
             continue
         if check_unsigned:
             check_unsigned_members(card)
-        return VerifiedSignature(index, header, header.get("kid"), header["alg"])
+        kid = header.get("kid")
+        return VerifiedSignature(index, header, kid if isinstance(kid, str) else None,
+                                 str(header["alg"]))
     if len(failures) == 1:
         raise failures[0]
     raise InvalidSignatureError(f"none of the {len(failures)} signatures verified",
                                 errors=failures)
 
 
-def _payloads(card: Mapping[str, Any]) -> list[str]:
+def _payloads(card: Mapping[str, JSONValue]) -> list[str]:
     """The card's canonical forms (base64url): the SDKs', then, when it differs, the spec text's.
 
     Both are functions of the same card, so accepting either lets no other content
@@ -181,8 +185,8 @@ def _payloads(card: Mapping[str, Any]) -> list[str]:
     return forms[:1] if forms[0] == forms[1] else forms
 
 
-def _verify_one(entry: Any, payloads: Callable[[], list[str]], keys: KeySource,
-                allowed: Sequence[str]) -> dict[str, Any]:
+def _verify_one(entry: JSONValue, payloads: Callable[[], list[str]], keys: KeySource,
+                allowed: Sequence[str]) -> JSONObject:
     """Verify one AgentCardSignature; return its protected header."""
     if not isinstance(entry, Mapping):
         raise MalformedSignatureError("a signature is not a JSON object")
@@ -200,7 +204,7 @@ def _verify_one(entry: Any, payloads: Callable[[], list[str]], keys: KeySource,
 # -- members no signature covers ---------------------------------------------------------
 
 
-def check_unsigned_members(card: Mapping[str, Any]) -> None:
+def check_unsigned_members(card: Mapping[str, JSONValue]) -> None:
     """Check that a card's 0.3 members agree with the 1.0 members a signature covers.
 
     Only a card that has ``supportedInterfaces`` has unsigned members: a 0.3-only
@@ -237,7 +241,7 @@ def check_unsigned_members(card: Mapping[str, Any]) -> None:
                     raise _unsigned(member)
 
 
-def _as_0_3(card: Mapping[str, Any]) -> dict[str, Any]:
+def _as_0_3(card: Mapping[str, JSONValue]) -> JSONObject:
     """The card without the members only a 1.0 reader reads: what a 0.3 client acts on."""
     doc = copy.deepcopy(dict(card))
     del doc["supportedInterfaces"]
@@ -245,8 +249,9 @@ def _as_0_3(card: Mapping[str, Any]) -> dict[str, Any]:
     for holder in [doc, *(s for s in (skills if isinstance(skills, list) else ())
                           if isinstance(s, dict))]:
         holder.pop("securityRequirements", None)
-    if isinstance(doc.get("capabilities"), dict):
-        doc["capabilities"].pop("extendedAgentCard", None)
+    capabilities = doc.get("capabilities")
+    if isinstance(capabilities, dict):
+        capabilities.pop("extendedAgentCard", None)
     schemes = doc.get("securitySchemes")
     for scheme in schemes.values() if isinstance(schemes, dict) else ():
         if isinstance(scheme, dict) and "type" in scheme:
@@ -301,7 +306,7 @@ class CardSigner:
     def kids(self) -> tuple[str, ...]:
         return tuple(key.kid for key in self.keys)
 
-    def sign(self, document: Mapping[str, Any], base_url: str | None) -> dict[str, Any]:
+    def sign(self, document: Mapping[str, JSONValue], base_url: str | None) -> JSONObject:
         """``document`` with one signature per key appended to its ``signatures``.
 
         :raises ValueError: the document is not a card a verifier would accept.
@@ -312,6 +317,6 @@ class CardSigner:
             signed = add_signature(signed, published)
         return signed
 
-    def jwks(self) -> dict[str, Any]:
+    def jwks(self) -> JSONObject:
         """The JWKS of every key (serve it at :data:`JWKS_PATH`)."""
         return jwks(list(self.keys))

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
 
 from ..errors import InvalidParamsError
+from ..jsonvalue import JSONObject, JSONValue
 from ..models import AgentCard
 from ..wire._card_shapes import SCHEME_KINDS
 from ..wire._common import join
@@ -46,7 +46,7 @@ _WRAPPERS = {legacy: wrapper for wrapper, legacy in SCHEME_KINDS.values()}
 _REQUIRED = {"name": "", "description": "", "version": "", "skills": []}
 
 
-def decode(doc: Mapping[str, Any]) -> AgentCard:
+def decode(doc: Mapping[str, JSONValue]) -> AgentCard:
     """The codec's reading of a card document (CanonicalizationError when it has none)."""
     try:
         return decode_card({**_REQUIRED, **{k: v for k, v in doc.items() if v is not None}})
@@ -57,7 +57,7 @@ def decode(doc: Mapping[str, Any]) -> AgentCard:
 # -- step 1: 0.3 spellings read as 1.0, as the SDKs read them -------------------------
 
 
-def from_legacy(card: Mapping[str, Any]) -> dict[str, Any]:
+def from_legacy(card: Mapping[str, JSONValue]) -> JSONObject:
     """A copy of ``card`` with the 0.3 members turned into 1.0 ones.
 
     The 0.3 top-level members are removed either way; they fill the 1.0 ones
@@ -74,9 +74,11 @@ def from_legacy(card: Mapping[str, Any]) -> dict[str, Any]:
     version = doc.pop("protocolVersion", "0.3.0")
     additional = doc.pop("additionalInterfaces", None) or []
     if "supportedInterfaces" not in doc and url:
-        if not isinstance(additional, list) or not all(isinstance(i, Mapping) for i in additional):
+        others = [i for i in additional if isinstance(i, Mapping)] if isinstance(
+            additional, list) else []
+        if not isinstance(additional, list) or len(others) != len(additional):
             raise CanonicalizationError("additionalInterfaces is not a list of objects")
-        pairs = [(url, transport), *((i.get("url"), i.get("transport")) for i in additional)]
+        pairs = [(url, transport), *((i.get("url"), i.get("transport")) for i in others)]
         doc["supportedInterfaces"] = [{"url": u, "protocolBinding": t, "protocolVersion": version}
                                       for u, t in pairs]
     skills = doc.get("skills")
@@ -90,12 +92,13 @@ def from_legacy(card: Mapping[str, Any]) -> dict[str, Any]:
         for name, scheme in schemes.items():
             if isinstance(scheme, dict) and "type" in scheme:
                 legacy = {k: v for k, v in scheme.items() if k not in _WRAPPERS.values()}
-                written = _as_1_0({"securitySchemes": {name: legacy}})
-                schemes[name] = written["securitySchemes"][name]
+                written = _as_1_0({"securitySchemes": {name: legacy}})["securitySchemes"]
+                if isinstance(written, dict):
+                    schemes[name] = written[name]
     return doc
 
 
-def _as_1_0(members: Mapping[str, Any]) -> dict[str, Any]:
+def _as_1_0(members: Mapping[str, JSONValue]) -> JSONObject:
     """0.3 members, read and written back in the 1.0 shape by the card codec."""
     return {"securityRequirements": [], **encode_card(decode({"url": "-", **members}), "1.0")}
 
@@ -103,7 +106,7 @@ def _as_1_0(members: Mapping[str, Any]) -> dict[str, Any]:
 # -- step 2: the codec's 1.0 form, without its defaults -----------------------------------
 
 
-def _only_given(out: Any, given: Any, path: str = "", depth: int = 1) -> Any:
+def _only_given(out: JSONValue, given: JSONValue, path: str = "", depth: int = 1) -> JSONValue:
     """``out`` (written by the codec) keeping only the members ``given`` (what it read) had.
 
     A member given under both its camelCase and its snake_case name is refused, as a
@@ -112,7 +115,7 @@ def _only_given(out: Any, given: Any, path: str = "", depth: int = 1) -> Any:
     if depth > MAX_DEPTH:
         raise CanonicalizationError(f"{path or 'card'} nests deeper than {MAX_DEPTH}")
     if isinstance(out, dict) and isinstance(given, Mapping):
-        kept: dict[str, Any] = {}
+        kept: JSONObject = {}
         for key, value in out.items():
             names = [n for n in dict.fromkeys((key, snake(key))) if given.get(n) is not None]
             if len(names) > 1 and names[1] not in out:
@@ -134,20 +137,20 @@ def _only_given(out: Any, given: Any, path: str = "", depth: int = 1) -> Any:
 # -- step 3: the SDKs' empty-value rule -------------------------------------------------
 
 
-def drop_empty(value: Any) -> Any:
+def drop_empty(value: JSONValue) -> JSONValue:
     """Remove empty strings, lists, objects and nulls, recursively (None if nothing is left)."""
     if isinstance(value, dict):
-        kept = {k: c for k, v in value.items() if (c := drop_empty(v)) is not None}
+        kept: JSONObject = {k: c for k, v in value.items() if (c := drop_empty(v)) is not None}
         return kept or None
     if isinstance(value, list):
-        items = [c for v in value if (c := drop_empty(v)) is not None]
+        items: list[JSONValue] = [c for v in value if (c := drop_empty(v)) is not None]
         return items or None
     if value == "" and isinstance(value, str):
         return None
     return value
 
 
-def spec_content(card: Mapping[str, Any]) -> Any:
+def spec_content(card: Mapping[str, JSONValue]) -> JSONValue:
     """The 1.0 spec text's reading: REQUIRED members kept even when empty (steps 1-2)."""
     if not isinstance(card, Mapping):
         raise CanonicalizationError("the card is not an object")
@@ -158,6 +161,6 @@ def spec_content(card: Mapping[str, Any]) -> Any:
         raise CanonicalizationError(str(exc) or type(exc).__name__) from None
 
 
-def signed_content(card: Mapping[str, Any]) -> Any:
+def signed_content(card: Mapping[str, JSONValue]) -> JSONValue:
     """What a card signature covers, as the official SDKs compute it (steps 1-3)."""
     return drop_empty(spec_content(card))

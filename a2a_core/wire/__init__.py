@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError
+from ..jsonvalue import JSONObject, JSONValue
 from ..models import (
     AgentCard,
     CancelTaskRequest,
@@ -90,7 +91,7 @@ def _dialect(version: str) -> _encode.Dialect:
         raise
 
 
-def _decode_card(data: Any, path: str) -> AgentCard:
+def _decode_card(data: object, path: str) -> AgentCard:
     return decode_card(data, path=path)
 
 
@@ -103,7 +104,7 @@ _STREAM_TYPES = (Task, Message, TaskStatusUpdateEvent, TaskArtifactUpdateEvent)
 # -- models ------------------------------------------------------------------------------
 
 
-def encode(obj: object, version: str) -> dict[str, Any]:
+def encode(obj: object, version: str) -> JSONObject:
     """Any model as that version's JSON object (AgentCard via the card codec)."""
     dialect = _dialect(version)
     if isinstance(obj, AgentCard):
@@ -111,7 +112,7 @@ def encode(obj: object, version: str) -> dict[str, Any]:
     return dialect.encode(obj)
 
 
-def decode(cls: type[T], data: Any, *, path: str = "") -> T:
+def decode(cls: type[T], data: object, *, path: str = "") -> T:
     """Read ``cls`` from either dialect; bad input raises InvalidParamsError naming ``path``."""
     decoder = _DECODERS.get(cls)
     if decoder is None:
@@ -119,7 +120,7 @@ def decode(cls: type[T], data: Any, *, path: str = "") -> T:
     return cast(T, decoder(data, path))
 
 
-def encode_stream_event(event: StreamEvent, version: str) -> dict[str, Any]:
+def encode_stream_event(event: StreamEvent, version: str) -> JSONObject:
     """0.3: the bare object with ``kind``; 1.0: a StreamResponse ``{"statusUpdate": …}``."""
     dialect = _dialect(version)
     if not isinstance(event, _STREAM_TYPES):
@@ -127,7 +128,7 @@ def encode_stream_event(event: StreamEvent, version: str) -> dict[str, Any]:
     return _encode.encode_stream_event(event, dialect)
 
 
-def decode_stream_event(data: Any, *, path: str = "") -> StreamEvent:
+def decode_stream_event(data: object, *, path: str = "") -> StreamEvent:
     """Either shape: a 1.0 wrapper or a bare 0.3 object."""
     return _decode_stream_event(data, path)
 
@@ -135,7 +136,7 @@ def decode_stream_event(data: Any, *, path: str = "") -> StreamEvent:
 # -- params and results ------------------------------------------------------------------
 
 
-def encode_params(op: OperationSpec[Req, Any], request: Req, version: str) -> dict[str, Any]:
+def encode_params(op: OperationSpec[Req, Any], request: Req, version: str) -> JSONObject:
     """Client side: the request model as ``params`` (for 0.3's card call that is ``{}``)."""
     expected = op.request
     if not isinstance(request, expected):
@@ -181,7 +182,7 @@ _PUSH_REQUESTS = (
 )
 
 
-def _check_task_ids(request: object, params: Mapping[str, Any], path: str) -> None:
+def _check_task_ids(request: object, params: Mapping[str, JSONValue], path: str) -> None:
     """Apply the task-id format check to the id(s) a request names, at their JSON path."""
     if isinstance(request, (GetTaskRequest, CancelTaskRequest, SubscribeToTaskRequest)):
         check_task_id(request.id, f"{path}.id")
@@ -201,7 +202,7 @@ def encode_result(op: OperationSpec[Any, Res], result: Res, version: str) -> Any
     return op.encode_result(result, version)
 
 
-def decode_result(op: OperationSpec[Any, Res], data: Any, version: str) -> Res:
+def decode_result(op: OperationSpec[Any, Res], data: JSONValue, version: str) -> Res:
     """Client side, tolerant (bare or wrapped, either spelling).
 
     A malformed result raises InvalidAgentResponseError (-32006): the agent is at fault.
@@ -216,6 +217,6 @@ def decode_result(op: OperationSpec[Any, Res], data: Any, version: str) -> Res:
 # -- errors ------------------------------------------------------------------------------
 
 
-def encode_error(err: RPCError, version: str) -> dict[str, Any]:
+def encode_error(err: RPCError, version: str) -> JSONObject:
     """The JSON-RPC ``error`` member: 0.3 free-form ``data``, 1.0 ErrorInfo/BadRequest details."""
     return _dialect(version).error(err)

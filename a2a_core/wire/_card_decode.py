@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from .. import models as m
 from ..errors import InvalidParamsError
+from ..jsonvalue import JSONObject, JSONValue
 from ._card_shapes import FLOW_KINDS, FLOW_URLS, SCHEME_KINDS, major_minor, set_flows, unique
 from ._common import join
 from ._fields import snake
@@ -33,19 +34,19 @@ def _invalid(path: str, problem: str) -> InvalidParamsError:
     )
 
 
-def _get(obj: Mapping[str, Any], key: str) -> Any:
+def _get(obj: Mapping[str, JSONValue], key: str) -> object:
     """The member ``key`` (or its snake_case name); None when absent or null."""
     value = obj.get(key)
     return obj.get(snake(key)) if value is None else value
 
 
-def _object(value: Any, path: str) -> Mapping[str, Any]:
+def _object(value: object, path: str) -> Mapping[str, JSONValue]:
     if not isinstance(value, Mapping):
         raise _invalid(path, "must be an object")
     return value
 
 
-def _items(obj: Mapping[str, Any], key: str, path: str) -> list[tuple[str, Any]]:
+def _items(obj: Mapping[str, JSONValue], key: str, path: str) -> list[tuple[str, object]]:
     """(path, item) for each element of the array member ``key`` (absent -> none)."""
     value = _get(obj, key)
     where = join(path, key)
@@ -57,46 +58,46 @@ def _items(obj: Mapping[str, Any], key: str, path: str) -> list[tuple[str, Any]]
 
 
 def _decode_list(
-    obj: Mapping[str, Any], key: str, path: str, decode: Callable[[Any, str], _T]
+    obj: Mapping[str, JSONValue], key: str, path: str, decode: Callable[[object, str], _T]
 ) -> tuple[_T, ...]:
     return tuple(decode(item, where) for where, item in _items(obj, key, path))
 
 
-def _string(value: Any, path: str) -> str:
+def _string(value: object, path: str) -> str:
     if not isinstance(value, str):
         raise _invalid(path, "must be a string")
     return value
 
 
-def _str(obj: Mapping[str, Any], key: str, path: str) -> str | None:
+def _str(obj: Mapping[str, JSONValue], key: str, path: str) -> str | None:
     value = _get(obj, key)
     return None if value is None else _string(value, join(path, key))
 
 
-def _required(obj: Mapping[str, Any], key: str, path: str) -> str:
+def _required(obj: Mapping[str, JSONValue], key: str, path: str) -> str:
     value = _str(obj, key, path)
     if value is None:
         raise _invalid(join(path, key), "is required")
     return value
 
 
-def _strings(obj: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
+def _strings(obj: Mapping[str, JSONValue], key: str, path: str) -> tuple[str, ...]:
     return _decode_list(obj, key, path, _string)
 
 
-def _maybe_strings(obj: Mapping[str, Any], key: str, path: str) -> tuple[str, ...] | None:
+def _maybe_strings(obj: Mapping[str, JSONValue], key: str, path: str) -> tuple[str, ...] | None:
     """Like :func:`_strings`, but None when absent, so that ``[]`` and absent differ."""
     return None if _get(obj, key) is None else _strings(obj, key, path)
 
 
-def _bool(obj: Mapping[str, Any], key: str, path: str) -> bool | None:
+def _bool(obj: Mapping[str, JSONValue], key: str, path: str) -> bool | None:
     value = _get(obj, key)
     if value is not None and not isinstance(value, bool):
         raise _invalid(join(path, key), "must be a boolean")
     return value
 
 
-def _struct(obj: Mapping[str, Any], key: str, path: str) -> dict[str, Any] | None:
+def _struct(obj: Mapping[str, JSONValue], key: str, path: str) -> JSONObject | None:
     value = _get(obj, key)
     return None if value is None else dict(_object(value, join(path, key)))
 
@@ -109,7 +110,7 @@ def _kwargs(**values: Any) -> dict[str, Any]:
 # -- decoding: the card -----------------------------------------------------------------
 
 
-def decode_card(data: Any, *, path: str = "") -> m.AgentCard:
+def decode_card(data: object, *, path: str = "") -> m.AgentCard:
     """Read a 0.3, 1.0 or dual card; ``path`` prefixes the JSON paths in errors."""
     obj = _object(data, path)
     if _get(obj, "skills") is None:
@@ -134,13 +135,13 @@ def decode_card(data: Any, *, path: str = "") -> m.AgentCard:
     )
 
 
-def _interfaces(obj: Mapping[str, Any], path: str) -> tuple[m.AgentInterface, ...]:
+def _interfaces(obj: Mapping[str, JSONValue], path: str) -> tuple[m.AgentInterface, ...]:
     """1.0 ``supportedInterfaces`` when non-empty, else the 0.3 endpoint members."""
     interfaces = _decode_list(obj, "supportedInterfaces", path, _interface)
     return interfaces or _interfaces_v0_3(obj, path)
 
 
-def _interface(value: Any, path: str) -> m.AgentInterface:
+def _interface(value: object, path: str) -> m.AgentInterface:
     obj = _object(value, path)
     return m.AgentInterface(
         url=_required(obj, "url", path),
@@ -152,7 +153,7 @@ def _interface(value: Any, path: str) -> m.AgentInterface:
     )
 
 
-def _interfaces_v0_3(obj: Mapping[str, Any], path: str) -> tuple[m.AgentInterface, ...]:
+def _interfaces_v0_3(obj: Mapping[str, JSONValue], path: str) -> tuple[m.AgentInterface, ...]:
     """``url`` + ``preferredTransport`` first, then ``additionalInterfaces`` not equal to it."""
     declared = _str(obj, "protocolVersion", path)
     version = (major_minor(declared) if declared else None) or "0.3"
@@ -166,7 +167,7 @@ def _interfaces_v0_3(obj: Mapping[str, Any], path: str) -> tuple[m.AgentInterfac
     )
 
 
-def _capabilities(card: Mapping[str, Any], path: str) -> m.AgentCapabilities:
+def _capabilities(card: Mapping[str, JSONValue], path: str) -> m.AgentCapabilities:
     """Either version's capabilities; the 0.3 top-level extended-card flag is a fallback."""
     where = join(path, "capabilities")
     value = _get(card, "capabilities")
@@ -183,7 +184,7 @@ def _capabilities(card: Mapping[str, Any], path: str) -> m.AgentCapabilities:
     )
 
 
-def _extension_in(value: Any, path: str) -> m.AgentExtension:
+def _extension_in(value: object, path: str) -> m.AgentExtension:
     obj = _object(value, path)
     return m.AgentExtension(
         uri=_required(obj, "uri", path),
@@ -193,7 +194,7 @@ def _extension_in(value: Any, path: str) -> m.AgentExtension:
     )
 
 
-def _provider(card: Mapping[str, Any], path: str) -> m.AgentProvider | None:
+def _provider(card: Mapping[str, JSONValue], path: str) -> m.AgentProvider | None:
     value = _get(card, "provider")
     if value is None:
         return None
@@ -204,7 +205,7 @@ def _provider(card: Mapping[str, Any], path: str) -> m.AgentProvider | None:
     )
 
 
-def _signature_in(value: Any, path: str) -> m.AgentCardSignature:
+def _signature_in(value: object, path: str) -> m.AgentCardSignature:
     obj = _object(value, path)
     return m.AgentCardSignature(
         protected=_required(obj, "protected", path),
@@ -213,7 +214,7 @@ def _signature_in(value: Any, path: str) -> m.AgentCardSignature:
     )
 
 
-def _skill(value: Any, path: str) -> m.AgentSkill:
+def _skill(value: object, path: str) -> m.AgentSkill:
     obj = _object(value, path)
     # Some servers' cards carry name-only skills; the name then serves as the id.
     name = _required(obj, "name", path)
@@ -234,13 +235,13 @@ def _skill(value: Any, path: str) -> m.AgentSkill:
 # -- decoding: security -----------------------------------------------------------------
 
 
-def _requirements(obj: Mapping[str, Any], path: str) -> tuple[m.SecurityRequirement, ...]:
+def _requirements(obj: Mapping[str, JSONValue], path: str) -> tuple[m.SecurityRequirement, ...]:
     """1.0 ``securityRequirements`` if present, else 0.3 ``security``; each in either shape."""
     key = "securityRequirements" if _get(obj, "securityRequirements") is not None else "security"
     return _decode_list(obj, key, path, _requirement)
 
 
-def _requirement(value: Any, path: str) -> m.SecurityRequirement:
+def _requirement(value: object, path: str) -> m.SecurityRequirement:
     """``{"schemes": {name: {"list": [...]}}}`` (1.0) or ``{name: [...]}`` (0.3)."""
     obj = _object(value, path)
     schemes = obj.get("schemes")
@@ -253,14 +254,14 @@ def _requirement(value: Any, path: str) -> m.SecurityRequirement:
     return {name: _scopes(scopes, join(path, name)) for name, scopes in obj.items()}
 
 
-def _scopes(value: Any, path: str) -> tuple[str, ...]:
+def _scopes(value: object, path: str) -> tuple[str, ...]:
     """A 0.3 requirement's scope list."""
     if not isinstance(value, list):
         raise _invalid(path, "must be an array")
     return tuple(_string(scope, f"{path}[{n}]") for n, scope in enumerate(value))
 
 
-def _schemes(card: Mapping[str, Any], path: str) -> dict[str, m.SecurityScheme] | None:
+def _schemes(card: Mapping[str, JSONValue], path: str) -> dict[str, m.SecurityScheme] | None:
     value = _get(card, "securitySchemes")
     if value is None:
         return None
@@ -268,7 +269,7 @@ def _schemes(card: Mapping[str, Any], path: str) -> dict[str, m.SecurityScheme] 
     return {name: _scheme(item, join(where, name)) for name, item in _object(value, where).items()}
 
 
-def _scheme(value: Any, path: str) -> m.SecurityScheme:
+def _scheme(value: object, path: str) -> m.SecurityScheme:
     """A 1.0 wrapper, a 0.3 ``type`` object, or both merged (the dual card)."""
     obj = _object(value, path)
     wrapped = [(cls, w) for cls, (w, _) in SCHEME_KINDS.items() if _get(obj, w) is not None]
@@ -287,7 +288,7 @@ def _scheme(value: Any, path: str) -> m.SecurityScheme:
     raise _invalid(join(path, "type"), f"is not a known security scheme type: {kind!r}")
 
 
-def _scheme_body_in(cls: type, value: Any, path: str) -> m.SecurityScheme:
+def _scheme_body_in(cls: type, value: object, path: str) -> m.SecurityScheme:
     """The scheme's own members; an API key's location may be ``location`` or ``in``."""
     obj = _object(value, path)
     description = _str(obj, "description", path)
@@ -316,7 +317,7 @@ def _scheme_body_in(cls: type, value: Any, path: str) -> m.SecurityScheme:
 
 
 def _with_v0_3_flows(
-    scheme: m.OAuth2SecurityScheme, obj: Mapping[str, Any], path: str
+    scheme: m.OAuth2SecurityScheme, obj: Mapping[str, JSONValue], path: str
 ) -> m.OAuth2SecurityScheme:
     """In a dual card, the 0.3 ``flows`` may carry flows the 1.0 oneof had to drop."""
     if _get(obj, "flows") is None:
@@ -326,7 +327,7 @@ def _with_v0_3_flows(
     return replace(scheme, flows=replace(legacy, **kept))
 
 
-def _flows(value: Any, path: str) -> m.OAuthFlows:
+def _flows(value: object, path: str) -> m.OAuthFlows:
     """Every flow present (0.3 allows several; 1.0 sends one)."""
     obj = _object(value, path)
     found = {}
@@ -336,7 +337,7 @@ def _flows(value: Any, path: str) -> m.OAuthFlows:
     return m.OAuthFlows(**found)
 
 
-def _flow_in(value: Any, path: str) -> m.OAuthFlow:
+def _flow_in(value: object, path: str) -> m.OAuthFlow:
     """A flow of any kind; "" URLs (our placeholders, or ProtoJSON defaults) read as unset."""
     obj = _object(value, path)
     urls = {attr: _str(obj, wire, path) or None for attr, wire in FLOW_URLS.items()}
@@ -345,7 +346,7 @@ def _flow_in(value: Any, path: str) -> m.OAuthFlow:
     )
 
 
-def _scope_map(flow: Mapping[str, Any], path: str) -> dict[str, str]:
+def _scope_map(flow: Mapping[str, JSONValue], path: str) -> dict[str, str]:
     """Scope name -> description (the map may be empty or absent)."""
     value = _get(flow, "scopes")
     where = join(path, "scopes")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..jsonvalue import JSONObject, JSONValue
 from ..models import (
     AgentCapabilities,
     AgentCard,
@@ -37,7 +38,7 @@ from ._card_shapes import (
 
 __all__ = ["encode_card", "encode_card_dual"]
 
-_JSON = dict[str, Any]
+_JSON = JSONObject
 
 
 def encode_card(card: AgentCard, version: str) -> _JSON:
@@ -52,7 +53,7 @@ def encode_card(card: AgentCard, version: str) -> _JSON:
 # -- shared pieces -----------------------------------------------------------------------
 
 
-def _put(obj: _JSON, key: str, value: Any) -> None:
+def _put(obj: _JSON, key: str, value: JSONValue) -> None:
     """Set ``key`` unless ``value`` is None: optional members are omitted, not null."""
     if value is not None:
         obj[key] = value
@@ -268,6 +269,14 @@ def _requirement_v0_3(requirement: SecurityRequirement) -> _JSON:
 # -- dual ------------------------------------------------------------------------------
 
 
+def _member(doc: _JSON, key: str) -> _JSON:
+    """The object member ``key`` of a document this module wrote."""
+    value = doc[key]
+    if not isinstance(value, dict):
+        raise TypeError(f"the encoded card's {key!r} is not an object")
+    return value
+
+
 def encode_card_dual(card: AgentCard) -> _JSON:
     """One document for 0.3 and 1.0 readers alike (the module docstring says how)."""
     doc = _encode_v1(card)
@@ -275,10 +284,14 @@ def encode_card_dual(card: AgentCard) -> _JSON:
     doc["protocolVersion"] = PROTOCOL_VERSION_0_3
     if card.capabilities.extended_agent_card:
         doc["supportsAuthenticatedExtendedCard"] = True
-    _put(doc["capabilities"], "stateTransitionHistory", card.capabilities.state_transition_history)
+    _put(_member(doc, "capabilities"), "stateTransitionHistory",
+         card.capabilities.state_transition_history)
     _put_list(doc, "security", [_requirement_v0_3(r) for r in card.security_requirements])
-    for skill, out in zip(card.skills, doc["skills"], strict=True):
-        _put_list(out, "security", [_requirement_v0_3(r) for r in skill.security_requirements])
+    skills = doc["skills"]
+    for skill, out in zip(card.skills, skills if isinstance(skills, list) else (), strict=True):
+        if isinstance(out, dict):
+            _put_list(out, "security",
+                      [_requirement_v0_3(r) for r in skill.security_requirements])
     if card.security_schemes is not None:
         doc["securitySchemes"] = {
             name: {**_scheme_v0_3(scheme), **_scheme_v1(scheme)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from ..jsonvalue import JSONValue
 from ..models import (
     AgentCard,
     DeleteTaskPushNotificationConfigRequest,
@@ -48,14 +49,14 @@ __all__ = [
 T = TypeVar("T")
 
 #: (params, JSON path, negotiated version) -> the request model.
-RequestDecoder = Callable[[Mapping[str, Any], str, str], T]
+RequestDecoder = Callable[[Mapping[str, JSONValue], str, str], T]
 #: (params, max parts) -> the request, decoded and capped in one pass; None: the shape is not
 #: the plain one, so the full decoder and the limits decide (and word any refusal).
-QuickDecoder = Callable[[Mapping[str, Any], int], T | None]
+QuickDecoder = Callable[[Mapping[str, JSONValue], int], T | None]
 #: (result, version) -> the ``result`` member (JSON-ready).
 ResultEncoder = Callable[[T, str], Any]
 #: (the ``result`` member, JSON path) -> the result model (client side).
-ResultDecoder = Callable[[Any, str], T]
+ResultDecoder = Callable[[JSONValue, str], T]
 
 _DIALECTS: Mapping[str, _encode.Dialect] = {"0.3": v0_3.DIALECT, "1.0": v1_0.DIALECT}
 
@@ -64,7 +65,7 @@ def request_decoder(cls: type[T]) -> RequestDecoder[T]:
     """The model's own tolerant decoder; the version does not change what it reads."""
     decode = DECODERS[cls]
 
-    def decode_request(params: Mapping[str, Any], path: str, version: str) -> T:
+    def decode_request(params: Mapping[str, JSONValue], path: str, version: str) -> T:
         result: T = decode(params, path)
         return result
 
@@ -72,14 +73,14 @@ def request_decoder(cls: type[T]) -> RequestDecoder[T]:
 
 
 def decode_get_push_request(
-    params: Mapping[str, Any], path: str, version: str
+    params: Mapping[str, JSONValue], path: str, version: str
 ) -> GetTaskPushNotificationConfigRequest:
     """A lone ``id`` is the task in 0.3, the config in 1.0."""
     return decode_get_push_config(params, path, version)
 
 
 def decode_delete_request(
-    params: Mapping[str, Any], path: str, version: str
+    params: Mapping[str, JSONValue], path: str, version: str
 ) -> DeleteTaskPushNotificationConfigRequest:
     """As :func:`decode_get_push_request`."""
     return decode_delete_push_config(params, path, version)
@@ -117,18 +118,18 @@ def encode_push_configs(result: ListTaskPushNotificationConfigsResponse, version
 # -- results, client side ----------------------------------------------------------------
 
 
-def decode_send_result(data: Any, path: str) -> Task | Message:
+def decode_send_result(data: object, path: str) -> Task | Message:
     event = decode_stream_event(data, path)
     if not isinstance(event, (Task, Message)):
         raise invalid(path, f"expected a task or a message, got a {type(event).__name__}")
     return event
 
 
-def decode_empty(data: Any, path: str) -> None:
+def decode_empty(data: object, path: str) -> None:
     """Delete answers ``null`` (0.3, and the 1.0 SDK) or ``{}`` (1.0 Empty)."""
     if data is not None and data != {}:
         raise invalid(path, "expected null or {}")
 
 
-def decode_card_result(data: Any, path: str) -> AgentCard:
+def decode_card_result(data: object, path: str) -> AgentCard:
     return decode_card(data, path=path)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from ..errors import InvalidParamsError
 
@@ -131,7 +130,7 @@ def check_task_id(value: str, path: str) -> str:
     return value
 
 
-def json_type(value: Any) -> str:
+def json_type(value: object) -> str:
     """The JSON name of a value's type, for error messages."""
     if value is None:
         return "null"
@@ -148,7 +147,7 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """A peer's value in an error message: short strings quoted, anything else by type.
 
     Error messages go back to the peer; echoing a megabyte, or Python's repr

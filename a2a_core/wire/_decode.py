@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..jsonvalue import JSONObject
 from ..models import (
     Artifact,
     AuthenticationInfo,
@@ -52,7 +53,7 @@ __all__ = [
 _PART_KINDS = {"text": "text", "raw": "file", "url": "file", "file": "file", "data": "data"}
 
 
-def decode_part(data: Any, path: str) -> Part:
+def decode_part(data: object, path: str) -> Part:
     """A 0.3 kind-tagged part (file nested) or a 1.0 flat part; kind inferred when missing."""
     f = Fields(data, path, "a part object")
     kind = f.string("kind") or _inferred_part_kind(f)
@@ -81,7 +82,7 @@ def _inferred_part_kind(f: Fields) -> str:
     return _PART_KINDS[present[0]]
 
 
-def _decode_file_part(f: Fields, metadata: dict[str, Any] | None) -> FilePart:
+def _decode_file_part(f: Fields, metadata: JSONObject | None) -> FilePart:
     """0.3 ``file: {bytes|uri, name, mimeType}`` or 1.0 ``raw|url, filename, mediaType``."""
     holder = f
     if f.has("file"):
@@ -102,7 +103,7 @@ def _decode_file_part(f: Fields, metadata: dict[str, Any] | None) -> FilePart:
     )
 
 
-def _decode_data_part(f: Fields, metadata: dict[str, Any] | None) -> DataPart:
+def _decode_data_part(f: Fields, metadata: JSONObject | None) -> DataPart:
     """Any JSON value; undo the 0.3 ``{"value": x}`` wrapping flagged by data_part_compat."""
     if not f.contains("data"):
         raise invalid(join(f.path, "data"), "required field is missing")
@@ -114,7 +115,7 @@ def _decode_data_part(f: Fields, metadata: dict[str, Any] | None) -> DataPart:
     return DataPart(data=data, media_type=f.string("mediaType", "mimeType"), metadata=metadata)
 
 
-def decode_message(data: Any, path: str) -> Message:
+def decode_message(data: object, path: str) -> Message:
     f = Fields(data, path, "a message object")
     f.expect_kind("message")
     return Message(
@@ -129,7 +130,7 @@ def decode_message(data: Any, path: str) -> Message:
     )
 
 
-def decode_artifact(data: Any, path: str) -> Artifact:
+def decode_artifact(data: object, path: str) -> Artifact:
     f = Fields(data, path, "an artifact object")
     return Artifact(
         artifact_id=f.required_string("artifactId"),
@@ -141,7 +142,7 @@ def decode_artifact(data: Any, path: str) -> Artifact:
     )
 
 
-def decode_status(data: Any, path: str) -> TaskStatus:
+def decode_status(data: object, path: str) -> TaskStatus:
     f = Fields(data, path, "a task status object")
     return TaskStatus(
         state=f.one("state", parse_state),
@@ -150,7 +151,7 @@ def decode_status(data: Any, path: str) -> TaskStatus:
     )
 
 
-def decode_task(data: Any, path: str) -> Task:
+def decode_task(data: object, path: str) -> Task:
     f = Fields(data, path, "a task object")
     f.expect_kind("task")
     return Task(
@@ -164,7 +165,7 @@ def decode_task(data: Any, path: str) -> Task:
     )
 
 
-def decode_status_update(data: Any, path: str) -> TaskStatusUpdateEvent:
+def decode_status_update(data: object, path: str) -> TaskStatusUpdateEvent:
     """``final`` is 0.3 only; absent (1.0) reads as False."""
     f = Fields(data, path, "a status update object")
     f.expect_kind("status-update")
@@ -178,7 +179,7 @@ def decode_status_update(data: Any, path: str) -> TaskStatusUpdateEvent:
     )
 
 
-def decode_artifact_update(data: Any, path: str) -> TaskArtifactUpdateEvent:
+def decode_artifact_update(data: object, path: str) -> TaskArtifactUpdateEvent:
     f = Fields(data, path, "an artifact update object")
     f.expect_kind("artifact-update")
     return TaskArtifactUpdateEvent(
@@ -208,7 +209,7 @@ _EVENT_MEMBERS: Mapping[str, Callable[[Any, str], StreamEvent]] = {
 }
 
 
-def decode_stream_event(data: Any, path: str) -> StreamEvent:
+def decode_stream_event(data: object, path: str) -> StreamEvent:
     """A 1.0 StreamResponse wrapper or a bare 0.3 object (by ``kind``, else by its members)."""
     f = Fields(data, path, "a stream event object")
     kind = f.string("kind")
@@ -233,7 +234,7 @@ def decode_stream_event(data: Any, path: str) -> StreamEvent:
 # -- push notifications ------------------------------------------------------------------
 
 
-def decode_authentication(data: Any, path: str) -> AuthenticationInfo:
+def decode_authentication(data: object, path: str) -> AuthenticationInfo:
     """0.3 ``schemes: [...]`` or 1.0 ``scheme: "..."``."""
     f = Fields(data, path, "an authentication object")
     if f.has("schemes"):
@@ -246,7 +247,7 @@ def decode_authentication(data: Any, path: str) -> AuthenticationInfo:
     return AuthenticationInfo(schemes=schemes, credentials=f.string("credentials"))
 
 
-def decode_push_config(data: Any, path: str) -> PushNotificationConfig:
+def decode_push_config(data: object, path: str) -> PushNotificationConfig:
     """The webhook itself: 0.3 PushNotificationConfig, or a flat 1.0 config (taskId ignored)."""
     f = Fields(data, path, "a push notification config object")
     if f.has("pushNotificationConfig"):
@@ -259,7 +260,7 @@ def decode_push_config(data: Any, path: str) -> PushNotificationConfig:
     )
 
 
-def decode_task_push_config(data: Any, path: str) -> TaskPushNotificationConfig:
+def decode_task_push_config(data: object, path: str) -> TaskPushNotificationConfig:
     """0.3 nested ``{taskId, pushNotificationConfig}`` or 1.0 flat ``{taskId, url, ...}``."""
     f = Fields(data, path, "a task push notification config object")
     return TaskPushNotificationConfig(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from ..jsonvalue import JSONValue
 from ..models import (
     Artifact,
     AuthenticationInfo,
@@ -74,7 +75,7 @@ IdRequest = TypeVar("IdRequest", CancelTaskRequest, SubscribeToTaskRequest)
 # -- requests and responses --------------------------------------------------------------
 
 
-def decode_send_configuration(data: Any, path: str) -> SendMessageConfiguration:
+def decode_send_configuration(data: object, path: str) -> SendMessageConfiguration:
     """Either dialect: ``blocking`` (0.3) wins over ``returnImmediately`` (1.0); default blocks."""
     f = Fields(data, path, "a configuration object")
     blocking = f.boolean("blocking")
@@ -92,7 +93,7 @@ def decode_send_configuration(data: Any, path: str) -> SendMessageConfiguration:
     )
 
 
-def decode_send_request(data: Any, path: str) -> SendMessageRequest:
+def decode_send_request(data: object, path: str) -> SendMessageRequest:
     f = Fields(data, path)
     return SendMessageRequest(
         message=f.one("message", decode_message),
@@ -102,7 +103,7 @@ def decode_send_request(data: Any, path: str) -> SendMessageRequest:
     )
 
 
-def decode_get_task(data: Any, path: str) -> GetTaskRequest:
+def decode_get_task(data: object, path: str) -> GetTaskRequest:
     f = Fields(data, path)
     return GetTaskRequest(
         id=f.required_string("id"),
@@ -113,13 +114,13 @@ def decode_get_task(data: Any, path: str) -> GetTaskRequest:
     )
 
 
-def decode_task_id_request(cls: type[IdRequest], data: Any, path: str) -> IdRequest:
+def decode_task_id_request(cls: type[IdRequest], data: object, path: str) -> IdRequest:
     """CancelTask and SubscribeToTask: the same members in both dialects."""
     f = Fields(data, path)
     return cls(id=f.required_string("id"), metadata=f.struct("metadata"), tenant=f.string("tenant"))
 
 
-def decode_list_tasks(data: Any, path: str) -> ListTasksRequest:
+def decode_list_tasks(data: object, path: str) -> ListTasksRequest:
     """Filters are strict: an unknown status would silently match nothing."""
     f = Fields(data, path)
     status_path, status = f.find("status")
@@ -136,7 +137,7 @@ def decode_list_tasks(data: Any, path: str) -> ListTasksRequest:
     )
 
 
-def decode_list_tasks_response(data: Any, path: str) -> ListTasksResponse:
+def decode_list_tasks_response(data: object, path: str) -> ListTasksResponse:
     f = Fields(data, path)
     return ListTasksResponse(
         tasks=f.objects("tasks", decode_task),
@@ -169,7 +170,7 @@ def _push_target(
 
 
 def decode_get_push_config(
-    data: Any, path: str, version: str | None = None
+    data: object, path: str, version: str | None = None
 ) -> GetTaskPushNotificationConfigRequest:
     f = Fields(data, path)
     task_id, config_id = _push_target(f, version, config_required=False)
@@ -179,7 +180,7 @@ def decode_get_push_config(
 
 
 def decode_delete_push_config(
-    data: Any, path: str, version: str | None = None
+    data: object, path: str, version: str | None = None
 ) -> DeleteTaskPushNotificationConfigRequest:
     f = Fields(data, path)
     task_id, config_id = _push_target(f, version, config_required=True)
@@ -189,7 +190,7 @@ def decode_delete_push_config(
     )
 
 
-def decode_list_push_configs(data: Any, path: str) -> ListTaskPushNotificationConfigsRequest:
+def decode_list_push_configs(data: object, path: str) -> ListTaskPushNotificationConfigsRequest:
     """1.0 ``taskId`` or 0.3 ``id`` (there ``id`` can only mean the task)."""
     f = Fields(data, path)
     task_id = f.required_string("taskId") if f.has("taskId") else f.required_string("id")
@@ -202,7 +203,7 @@ def decode_list_push_configs(data: Any, path: str) -> ListTaskPushNotificationCo
 
 
 def decode_list_push_configs_response(
-    data: Any, path: str
+    data: object, path: str
 ) -> ListTaskPushNotificationConfigsResponse:
     """A 0.3 bare array or a 1.0 ``{configs, nextPageToken}``."""
     if isinstance(data, list):
@@ -214,17 +215,17 @@ def decode_list_push_configs_response(
     )
 
 
-def decode_get_extended_card(data: Any, path: str) -> GetExtendedAgentCardRequest:
+def decode_get_extended_card(data: object, path: str) -> GetExtendedAgentCardRequest:
     return GetExtendedAgentCardRequest(tenant=Fields(data, path).string("tenant"))
 
 
 # -- the table ---------------------------------------------------------------------------
 
 
-def _only(cls: type[T]) -> Callable[[Any, str], T]:
+def _only(cls: type[T]) -> Callable[[JSONValue, str], T]:
     """Decode a part and insist on one variant (``decode(TextPart, …)``)."""
 
-    def decode_variant(data: Any, path: str) -> T:
+    def decode_variant(data: object, path: str) -> T:
         part = decode_part(data, path)
         if not isinstance(part, cls):
             raise invalid(path, f"expected a {cls.__name__}, got a {type(part).__name__}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RPCError
+from ..jsonvalue import JSONObject
 from ..models import (
     Artifact,
     CancelTaskRequest,
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 #: A model's encoder: (model, dialect) -> JSON object.
-Writer = Callable[[Any, "Dialect"], dict[str, Any]]
+Writer = Callable[[Any, "Dialect"], JSONObject]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,13 +78,13 @@ class Dialect:
     states: Mapping[TaskState, str]
     roles: Mapping[Role, str]
     #: the one model whose shape differs throughout (0.3 nests files; 1.0 is flat).
-    part: Callable[[Part], dict[str, Any]]
+    part: Callable[[Part], JSONObject]
     #: the JSON-RPC ``error`` member (0.3 free-form ``data``; 1.0 ErrorInfo details).
-    error: Callable[[RPCError], dict[str, Any]]
+    error: Callable[[RPCError], JSONObject]
     #: model type -> writer, for every model this version can encode.
     writers: Mapping[type, Writer]
 
-    def encode(self, obj: object) -> dict[str, Any]:
+    def encode(self, obj: object) -> JSONObject:
         """Any model (but the Agent Card) in this version's shape."""
         writer = self.writers.get(type(obj))
         if writer is None:
@@ -102,15 +103,15 @@ class Dialect:
 # -- content -----------------------------------------------------------------------------
 
 
-def encode_part(part: Part, d: Dialect) -> dict[str, Any]:
+def encode_part(part: Part, d: Dialect) -> JSONObject:
     """A part on its own (``encode(TextPart(…))``): the dialect's part encoder."""
     return d.part(part)
 
 
-def encode_message(message: Message, d: Dialect) -> dict[str, Any]:
+def encode_message(message: Message, d: Dialect) -> JSONObject:
     # Members are written one by one, unset ones skipped (what compact() drops), in the
     # order the other writers use: this and the task's writers run on every answer.
-    out: dict[str, Any] = {"kind": "message"} if d.tagged else {}
+    out: JSONObject = {"kind": "message"} if d.tagged else {}
     out["messageId"] = message.message_id
     out["role"] = d.roles[message.role]
     out["parts"] = [d.part(p) for p in message.parts]
@@ -127,8 +128,8 @@ def encode_message(message: Message, d: Dialect) -> dict[str, Any]:
     return out
 
 
-def encode_artifact(artifact: Artifact, d: Dialect) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def encode_artifact(artifact: Artifact, d: Dialect) -> JSONObject:
+    out: JSONObject = {
         "artifactId": artifact.artifact_id,
         "parts": [d.part(p) for p in artifact.parts],
     }
@@ -148,8 +149,8 @@ def int64(value: int | None) -> str | None:
     return None if value is None else str(value)
 
 
-def encode_status(status: TaskStatus, d: Dialect) -> dict[str, Any]:
-    out: dict[str, Any] = {"state": d.states[status.state]}
+def encode_status(status: TaskStatus, d: Dialect) -> JSONObject:
+    out: JSONObject = {"state": d.states[status.state]}
     if status.message is not None:
         out["message"] = encode_message(status.message, d)
     if status.timestamp is not None:
@@ -157,9 +158,9 @@ def encode_status(status: TaskStatus, d: Dialect) -> dict[str, Any]:
     return out
 
 
-def encode_task(task: Task, d: Dialect) -> dict[str, Any]:
+def encode_task(task: Task, d: Dialect) -> JSONObject:
     """``contextId`` is always sent, even empty (servers always set it)."""
-    out: dict[str, Any] = {"kind": "task"} if d.tagged else {}
+    out: JSONObject = {"kind": "task"} if d.tagged else {}
     out["id"] = task.id
     out["contextId"] = task.context_id
     out["status"] = encode_status(task.status, d)
@@ -174,9 +175,9 @@ def encode_task(task: Task, d: Dialect) -> dict[str, Any]:
     return out
 
 
-def encode_status_update(event: TaskStatusUpdateEvent, d: Dialect) -> dict[str, Any]:
+def encode_status_update(event: TaskStatusUpdateEvent, d: Dialect) -> JSONObject:
     """``final`` is REQUIRED in 0.3 (always sent) and absent from 1.0."""
-    out: dict[str, Any] = {"kind": "status-update"} if d.tagged else {}
+    out: JSONObject = {"kind": "status-update"} if d.tagged else {}
     out["taskId"] = event.task_id
     out["contextId"] = event.context_id
     out["status"] = encode_status(event.status, d)
@@ -189,8 +190,8 @@ def encode_status_update(event: TaskStatusUpdateEvent, d: Dialect) -> dict[str, 
     return out
 
 
-def encode_artifact_update(event: TaskArtifactUpdateEvent, d: Dialect) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": "artifact-update"} if d.tagged else {}
+def encode_artifact_update(event: TaskArtifactUpdateEvent, d: Dialect) -> JSONObject:
+    out: JSONObject = {"kind": "artifact-update"} if d.tagged else {}
     out["taskId"] = event.task_id
     out["contextId"] = event.context_id
     out["artifact"] = encode_artifact(event.artifact, d)
@@ -214,7 +215,7 @@ _STREAM_MEMBERS: Mapping[type, str] = {
 }
 
 
-def encode_stream_event(event: StreamEvent, d: Dialect) -> dict[str, Any]:
+def encode_stream_event(event: StreamEvent, d: Dialect) -> JSONObject:
     """0.3: the bare object, told apart by its ``kind``; 1.0: the member name tells."""
     encoded = d.encode(event)
     return encoded if d.tagged else {_STREAM_MEMBERS[type(event)]: encoded}
@@ -223,7 +224,7 @@ def encode_stream_event(event: StreamEvent, d: Dialect) -> dict[str, Any]:
 # -- requests and responses --------------------------------------------------------------
 
 
-def encode_send_request(request: SendMessageRequest, d: Dialect) -> dict[str, Any]:
+def encode_send_request(request: SendMessageRequest, d: Dialect) -> JSONObject:
     config = request.configuration
     return {
         "message": encode_message(request.message, d),
@@ -239,7 +240,7 @@ def encode_send_request(request: SendMessageRequest, d: Dialect) -> dict[str, An
 
 def encode_task_id_params(
     request: CancelTaskRequest | SubscribeToTaskRequest, d: Dialect
-) -> dict[str, Any]:
+) -> JSONObject:
     """CancelTask in both versions, and 0.3's SubscribeToTask (1.0's has no metadata)."""
     return {
         "id": request.id,
@@ -247,7 +248,7 @@ def encode_task_id_params(
     }
 
 
-def encode_list_tasks(request: ListTasksRequest, d: Dialect) -> dict[str, Any]:
+def encode_list_tasks(request: ListTasksRequest, d: Dialect) -> JSONObject:
     """1.0 names and ``TASK_STATE_*`` status in both versions: ListTasks is not a 0.3
     JSON-RPC method, so servers offering its ``tasks/list`` alias read the 1.0 params."""
     return compact(
@@ -264,7 +265,7 @@ def encode_list_tasks(request: ListTasksRequest, d: Dialect) -> dict[str, Any]:
     )
 
 
-def encode_list_tasks_response(response: ListTasksResponse, d: Dialect) -> dict[str, Any]:
+def encode_list_tasks_response(response: ListTasksResponse, d: Dialect) -> JSONObject:
     """All four members are REQUIRED: ``nextPageToken`` is "" on the last page."""
     return {
         "tasks": [encode_task(t, d) for t in response.tasks],
@@ -276,7 +277,7 @@ def encode_list_tasks_response(response: ListTasksResponse, d: Dialect) -> dict[
 
 def encode_list_push_configs_response(
     response: ListTaskPushNotificationConfigsResponse, d: Dialect
-) -> dict[str, Any]:
+) -> JSONObject:
     """1.0 member names; the configs inside in the dialect's own shape.
 
     (As a 0.3 *result* this is a bare array instead: see ``v0_3``.)
@@ -287,7 +288,7 @@ def encode_list_push_configs_response(
     }
 
 
-def encode_get_extended_card(request: GetExtendedAgentCardRequest, d: Dialect) -> dict[str, Any]:
+def encode_get_extended_card(request: GetExtendedAgentCardRequest, d: Dialect) -> JSONObject:
     """0.3 ``agent/getAuthenticatedExtendedCard`` takes no params at all."""
     return compact({"tenant": d.tenant(request.tenant)})
 
@@ -312,12 +313,12 @@ SHARED_WRITERS: Mapping[type, Writer] = {
 }
 
 
-def writers(own: Mapping[type, Callable[[Any], dict[str, Any]]]) -> dict[type, Writer]:
+def writers(own: Mapping[type, Callable[[Any], JSONObject]]) -> dict[type, Writer]:
     """The shared writers plus a version's own encoders (which need nothing from a dialect)."""
     table = dict(SHARED_WRITERS)
     table.update({cls: _dialect_free(encoder) for cls, encoder in own.items()})
     return table
 
 
-def _dialect_free(encoder: Callable[[Any], dict[str, Any]]) -> Writer:
+def _dialect_free(encoder: Callable[[Any], JSONObject]) -> Writer:
     return lambda obj, d: encoder(obj)

@@ -8,7 +8,6 @@ numbers, as ProtoJSON parsers must.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..models import Role, TaskState
 from ._common import invalid, json_type, shown
@@ -38,7 +37,7 @@ ROLE_1_0: Mapping[Role, str] = {Role.USER: "ROLE_USER", Role.AGENT: "ROLE_AGENT"
 _ROLE_NUMBERS: Mapping[int, Role] = {1: Role.USER, 2: Role.AGENT}
 
 
-def parse_state(value: Any, path: str, *, strict: bool = False) -> TaskState:
+def parse_state(value: object, path: str, *, strict: bool = False) -> TaskState:
     """Any spelling of a state: "input-required", "TASK_STATE_INPUT_REQUIRED", 6.
 
     Unknown values become ``TaskState.UNKNOWN`` (a newer peer must not crash
@@ -61,7 +60,7 @@ def parse_state(value: Any, path: str, *, strict: bool = False) -> TaskState:
     return state
 
 
-def parse_role(value: Any, path: str) -> Role:
+def parse_role(value: object, path: str) -> Role:
     """A role as "user", "ROLE_USER" or 1. An unknown role is an error: nobody can act on it."""
     role: Role | None = None
     if isinstance(value, int) and not isinstance(value, bool):

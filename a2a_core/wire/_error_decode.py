@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import InvalidAgentResponseError, RPCError, error_from_code
+from ..jsonvalue import JSONValue
 from . import v1_0
 
 __all__ = ["decode_error"]
 
 
-def decode_error(data: Any) -> RPCError:
+def decode_error(data: object) -> RPCError:
     """The registered error class for ``code``; a malformed error object is the agent's fault.
 
     Returned, not raised, so the caller writes ``raise decode_error(body["error"])``.
@@ -25,7 +26,7 @@ def decode_error(data: Any) -> RPCError:
     Other ``data`` is kept as is.
     """
     code = data.get("code") if isinstance(data, Mapping) else None
-    if not isinstance(code, int) or isinstance(code, bool):
+    if not isinstance(data, Mapping) or not isinstance(code, int) or isinstance(code, bool):
         return InvalidAgentResponseError("malformed JSON-RPC error object", data)
     message = data.get("message")
     detail = data.get("data")
@@ -35,7 +36,7 @@ def decode_error(data: Any) -> RPCError:
     return error
 
 
-def _is_any_list(value: Any) -> bool:
+def _is_any_list(value: object) -> TypeGuard[list[Mapping[str, JSONValue]]]:
     """A 1.0 ``data``: a non-empty list of ``google.protobuf.Any`` objects."""
     return (
         isinstance(value, list)
@@ -44,20 +45,22 @@ def _is_any_list(value: Any) -> bool:
     )
 
 
-def _unpack_details(error: RPCError, details: list[Mapping[str, Any]]) -> None:
+def _unpack_details(error: RPCError, details: list[Mapping[str, JSONValue]]) -> None:
     """Move ErrorInfo/BadRequest into the error's fields; keep unknown details as ``data``."""
     others = []
     error.data = None
     for item in details:
-        if item["@type"] == v1_0.ERROR_INFO_TYPE and isinstance(item.get("metadata", {}), Mapping):
-            metadata = {str(k): str(v) for k, v in (item.get("metadata") or {}).items()}
+        info = item.get("metadata", {})
+        if item["@type"] == v1_0.ERROR_INFO_TYPE and isinstance(info, Mapping):
+            metadata = {str(k): str(v) for k, v in info.items()}
             if v1_0.DATA_METADATA_KEY in metadata:
                 error.data = _loads(metadata.pop(v1_0.DATA_METADATA_KEY))
             error.metadata = metadata
         elif item["@type"] == v1_0.BAD_REQUEST_TYPE:
+            violations = item.get("fieldViolations")
             error.field_violations = {
                 str(v.get("field", "")): str(v.get("description", ""))
-                for v in item.get("fieldViolations") or []
+                for v in (violations if isinstance(violations, list) else [])
                 if isinstance(v, Mapping)
             }
         else:

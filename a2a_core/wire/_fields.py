@@ -11,8 +11,9 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from ..jsonvalue import JSONObject, JSONValue
 from ._common import invalid, json_type, shown
 from ._json import parse_timestamp
 
@@ -39,13 +40,13 @@ class Fields:
 
     __slots__ = ("data", "path")
 
-    def __init__(self, data: Any, path: str, what: str = "an object") -> None:
+    def __init__(self, data: object, path: str, what: str = "an object") -> None:
         if data.__class__ is not dict and not isinstance(data, Mapping):  # decoded JSON: dict
             raise invalid(path, f"expected {what}, got {json_type(data)}")
-        self.data: Mapping[str, Any] = data
+        self.data: Mapping[str, JSONValue] = data
         self.path = path
 
-    def find(self, *names: str) -> tuple[str, Any]:
+    def find(self, *names: str) -> tuple[str, JSONValue]:
         """(path, value) of the first name present; value None when none is."""
         data, path = self.data, self.path
         for name in names:
@@ -65,7 +66,7 @@ class Fields:
         """Presence even when the value is null (a 1.0 ``data`` part may hold null)."""
         return name in self.data or snake(name) in self.data
 
-    def required(self, *names: str) -> tuple[str, Any]:
+    def required(self, *names: str) -> tuple[str, JSONValue]:
         path, value = self.find(*names)
         if value is None:
             raise invalid(path, "required field is missing")
@@ -117,12 +118,14 @@ class Fields:
             return ()
         if not isinstance(value, list):
             raise invalid(path, f"expected an array of strings, got {json_type(value)}")
+        strings: list[str] = []
         for index, item in enumerate(value):
             if not isinstance(item, str):
                 raise invalid(f"{path}[{index}]", f"expected a string, got {json_type(item)}")
-        return tuple(value)
+            strings.append(item)
+        return tuple(strings)
 
-    def struct(self, name: str) -> dict[str, Any] | None:
+    def struct(self, name: str) -> JSONObject | None:
         """A free-form object (metadata): kept as the peer sent it."""
         path, value = self.find(name)
         if value is None:
@@ -136,7 +139,7 @@ class Fields:
         return None if value is None else parse_timestamp(value, path)
 
     def objects(
-        self, name: str, decode: Callable[[Any, str], T], *, required: bool = False
+        self, name: str, decode: Callable[[JSONValue, str], T], *, required: bool = False
     ) -> tuple[T, ...]:
         """A repeated message; ``required`` means present with at least one element."""
         path, value = self.find(name)
@@ -150,11 +153,11 @@ class Fields:
             raise invalid(path, "must hold at least one element")
         return tuple(decode(item, f"{path}[{index}]") for index, item in enumerate(value))
 
-    def optional(self, name: str, decode: Callable[[Any, str], T]) -> T | None:
+    def optional(self, name: str, decode: Callable[[JSONValue, str], T]) -> T | None:
         path, value = self.find(name)
         return None if value is None else decode(value, path)
 
-    def one(self, name: str, decode: Callable[[Any, str], T]) -> T:
+    def one(self, name: str, decode: Callable[[JSONValue, str], T]) -> T:
         """A required nested message, decoded at its own path."""
         path, value = self.required(name)
         return decode(value, path)

@@ -12,8 +12,8 @@ import binascii
 import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
 
+from ..jsonvalue import JSONObject, JSONValue
 from ._common import invalid, shown
 
 __all__ = [
@@ -50,7 +50,7 @@ _EXTENDED = re.compile(r"\d{4}-\d\d-\d\d(?:[Tt ]\d\d(?::\d\d(?::\d\d(?:\.\d{6})?
                        r"(?:[+-]\d\d:\d\d)?)?")
 
 
-def parse_timestamp(value: Any, path: str) -> datetime:
+def parse_timestamp(value: object, path: str) -> datetime:
     """Read ISO 8601 leniently (0.3 examples omit ``Z``; proto emits nanoseconds); naive is UTC."""
     if not isinstance(value, str):
         raise invalid(path, "expected an ISO 8601 timestamp string")
@@ -76,7 +76,7 @@ def encode_bytes(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
-def decode_bytes(value: Any, path: str) -> bytes:
+def decode_bytes(value: object, path: str) -> bytes:
     """Accept standard or URL-safe base64, padded or not (ProtoJSON parsers do)."""
     if not isinstance(value, str):
         raise invalid(path, "expected a base64 string")
@@ -88,7 +88,7 @@ def decode_bytes(value: Any, path: str) -> bytes:
         raise invalid(path, "not valid base64") from None
 
 
-def compact(members: Mapping[str, Any]) -> dict[str, Any]:
+def compact(members: Mapping[str, JSONValue]) -> JSONObject:
     """Drop unset members: None and empty sequences (ProtoJSON omits them; so do we)."""
     return {k: v for k, v in members.items() if v is not None and v != []}
 
@@ -98,6 +98,6 @@ def optional_timestamp(moment: datetime | None) -> str | None:
     return None if moment is None else format_timestamp(moment)
 
 
-def struct(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
+def struct(metadata: Mapping[str, JSONValue] | None) -> JSONObject | None:
     """A free-form object as a plain dict (models hold read-only mappings)."""
     return None if metadata is None else dict(metadata)

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..jsonvalue import JSONValue
 from ._common import (
     MAX_AUTH_SCHEMES,
     MAX_EXTENSION_URIS,
@@ -62,7 +63,7 @@ class Limits(enum.Enum):
 
 
 def check_request_limits(
-    limits: Limits, params: Mapping[str, Any], path: str, version: str, *, max_parts: int
+    limits: Limits, params: Mapping[str, JSONValue], path: str, version: str, *, max_parts: int
 ) -> None:
     """Refuse a decoded request whose client-controlled members exceed a cap: the
     operation's own members first, then the tenant every request may carry. Besides the
@@ -82,7 +83,7 @@ def _length(f: Fields, maximum: int, *names: str) -> None:
         _string_at(path, value, maximum)
 
 
-def _string_at(path: str, value: Any, maximum: int) -> None:
+def _string_at(path: str, value: object, maximum: int) -> None:
     if isinstance(value, str) and len(value) > maximum:
         raise invalid(path, f"at most {maximum} characters")
 
@@ -116,7 +117,7 @@ def _metadata(f: Fields) -> None:
         check_metadata(value, path)
 
 
-def check_metadata(value: Mapping[str, Any], path: str) -> None:
+def check_metadata(value: Mapping[str, JSONValue], path: str) -> None:
     """A metadata object: at most MAX_METADATA_DEPTH levels and MAX_METADATA_BYTES as JSON.
 
     Depth first: it is a cheap walk, and it bounds what the encoder then recurses into.
@@ -128,7 +129,7 @@ def check_metadata(value: Mapping[str, Any], path: str) -> None:
         raise invalid(path, f"at most {MAX_METADATA_BYTES} bytes as JSON")
 
 
-def _deeper_than(value: Mapping[str, Any], limit: int) -> bool:
+def _deeper_than(value: Mapping[str, JSONValue], limit: int) -> bool:
     """Whether objects and arrays nest more than ``limit`` levels (iterative: no recursion)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:

@@ -16,9 +16,9 @@ on generated params.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..errors import InvalidParamsError
+from ..jsonvalue import JSONObject, JSONValue
 from ..models import Message, Role, SendMessageConfiguration, SendMessageRequest, TextPart
 from ._common import (
     MAX_HISTORY_LENGTH,
@@ -40,7 +40,9 @@ _ROLES: Mapping[str, Role] = {
 _TENANTS_REFUSED = ("", ".", "..")
 
 
-def quick_send_request(params: Mapping[str, Any], max_parts: int) -> SendMessageRequest | None:
+def quick_send_request(
+    params: Mapping[str, JSONValue], max_parts: int
+) -> SendMessageRequest | None:
     """``params`` as the SendMessageRequest both passes make of it, or None: take them."""
     if params.__class__ is not dict:
         return None
@@ -73,7 +75,7 @@ def quick_send_request(params: Mapping[str, Any], max_parts: int) -> SendMessage
                               tenant=tenant)
 
 
-def _message(data: Any, max_parts: int) -> Message | None:
+def _message(data: object, max_parts: int) -> Message | None:
     if data.__class__ is not dict:
         return None
     message_id = role = context_id = task_id = metadata = None
@@ -127,7 +129,7 @@ def _message(data: Any, max_parts: int) -> Message | None:
                    task_id=task_id, metadata=metadata)
 
 
-def _text_part(data: Any) -> TextPart | None:
+def _text_part(data: object) -> TextPart | None:
     """A text part, 1.0 (``{"text"}``) or 0.3 (``{"kind": "text", "text"}``)."""
     if data.__class__ is not dict:
         return None
@@ -156,7 +158,7 @@ def _text_part(data: Any) -> TextPart | None:
     return TextPart(text=text, media_type=media_type, metadata=metadata)
 
 
-def _configuration(data: Any) -> SendMessageConfiguration | None:
+def _configuration(data: object) -> SendMessageConfiguration | None:
     """Output modes, blocking or returnImmediately, history length: no webhook."""
     if data.__class__ is not dict:
         return None
@@ -192,7 +194,7 @@ def _configuration(data: Any) -> SendMessageConfiguration | None:
     )
 
 
-def _struct(value: Any) -> dict[str, Any] | None:
+def _struct(value: object) -> JSONObject | None:
     """A metadata object within its caps, copied as the decoder copies it."""
     if value.__class__ is not dict:
         return None

@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import models as m
 from ..errors import RPCError
+from ..jsonvalue import JSONObject
 from ._common import DATA_PART_COMPAT
 from ._encode import Dialect, encode_task_id_params, writers
 from ._enums import ROLE_0_3, STATE_0_3
@@ -35,9 +36,9 @@ __all__ = [
 ]
 
 
-def encode_part(part: m.Part) -> dict[str, Any]:
+def encode_part(part: m.Part) -> JSONObject:
     if isinstance(part, m.TextPart):
-        out: dict[str, Any] = {"kind": "text", "text": part.text}
+        out: JSONObject = {"kind": "text", "text": part.text}
         if part.metadata is not None:
             out["metadata"] = dict(part.metadata)
         return out
@@ -50,7 +51,7 @@ def encode_part(part: m.Part) -> dict[str, Any]:
     raise TypeError(f"not a part: {part!r}")
 
 
-def _encode_data_part(part: m.DataPart) -> dict[str, Any]:
+def _encode_data_part(part: m.DataPart) -> JSONObject:
     """0.3 data must be an object: wrap anything else and flag it for the decoder."""
     metadata = struct(part.metadata)
     data = part.data
@@ -63,11 +64,11 @@ def _encode_data_part(part: m.DataPart) -> dict[str, Any]:
 # -- push notifications ------------------------------------------------------------------
 
 
-def encode_authentication(auth: m.AuthenticationInfo) -> dict[str, Any]:
+def encode_authentication(auth: m.AuthenticationInfo) -> JSONObject:
     return {"schemes": list(auth.schemes), **compact({"credentials": auth.credentials})}
 
 
-def encode_push_config(config: m.PushNotificationConfig) -> dict[str, Any]:
+def encode_push_config(config: m.PushNotificationConfig) -> JSONObject:
     auth = config.authentication
     return {
         "url": config.url,
@@ -81,7 +82,7 @@ def encode_push_config(config: m.PushNotificationConfig) -> dict[str, Any]:
     }
 
 
-def encode_task_push_config(config: m.TaskPushNotificationConfig) -> dict[str, Any]:
+def encode_task_push_config(config: m.TaskPushNotificationConfig) -> JSONObject:
     """Nested form; ``tenant`` has no 0.3 spelling."""
     return {
         "taskId": config.task_id,
@@ -99,7 +100,7 @@ def encode_list_push_configs_result(
 # -- requests ----------------------------------------------------------------------------
 
 
-def encode_send_configuration(config: m.SendMessageConfiguration) -> dict[str, Any]:
+def encode_send_configuration(config: m.SendMessageConfiguration) -> JSONObject:
     """``blocking`` is always explicit: 0.3 gives it no default."""
     push = config.push_notification_config
     return {
@@ -114,36 +115,36 @@ def encode_send_configuration(config: m.SendMessageConfiguration) -> dict[str, A
     }
 
 
-def encode_get_task(request: m.GetTaskRequest) -> dict[str, Any]:
+def encode_get_task(request: m.GetTaskRequest) -> JSONObject:
     return {
         "id": request.id,
         **compact({"historyLength": request.history_length, "metadata": struct(request.metadata)}),
     }
 
 
-def encode_get_push_config(request: m.GetTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_get_push_config(request: m.GetTaskPushNotificationConfigRequest) -> JSONObject:
     """Trap: 0.3's ``id`` is the TASK id; the config is ``pushNotificationConfigId``."""
     return {"id": request.task_id, **compact({"pushNotificationConfigId": request.config_id})}
 
 
-def encode_delete_push_config(request: m.DeleteTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_delete_push_config(request: m.DeleteTaskPushNotificationConfigRequest) -> JSONObject:
     return {"id": request.task_id, "pushNotificationConfigId": request.config_id}
 
 
-def encode_list_push_configs(request: m.ListTaskPushNotificationConfigsRequest) -> dict[str, Any]:
+def encode_list_push_configs(request: m.ListTaskPushNotificationConfigsRequest) -> JSONObject:
     return {"id": request.task_id}
 
 
-def encode_error(error: RPCError) -> dict[str, Any]:
+def encode_error(error: RPCError) -> JSONObject:
     """``data`` goes out as is, and only when set."""
-    encoded: dict[str, Any] = {"code": error.code, "message": error.message}
+    encoded: JSONObject = {"code": error.code, "message": error.message}
     if error.data is not None:
         encoded["data"] = error.data
     return encoded
 
 
 #: model type -> its 0.3-only encoder; the rest are :data:`._encode.SHARED_WRITERS`.
-_OWN: Mapping[type, Callable[[Any], dict[str, Any]]] = {
+_OWN: Mapping[type, Callable[[Any], JSONObject]] = {
     m.AuthenticationInfo: encode_authentication,
     m.PushNotificationConfig: encode_push_config,
     m.TaskPushNotificationConfig: encode_task_push_config,

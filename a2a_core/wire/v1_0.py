@@ -27,6 +27,7 @@ from typing import Any
 
 from .. import models as m
 from ..errors import RPCError
+from ..jsonvalue import JSONObject, JSONValue
 from ._encode import Dialect, int64, writers
 from ._enums import ROLE_1_0, STATE_1_0
 from ._json import compact, encode_bytes
@@ -49,9 +50,9 @@ ERROR_DOMAIN = "a2a-protocol.org"
 DATA_METADATA_KEY = "data"
 
 
-def encode_part(part: m.Part) -> dict[str, Any]:
+def encode_part(part: m.Part) -> JSONObject:
     """Exactly one content member; ``data`` may be any JSON value (null and [] included)."""
-    out: dict[str, Any]
+    out: JSONObject
     if part.__class__ is m.TextPart or isinstance(part, m.TextPart):  # (most parts: no call)
         out = {"text": part.text}
     elif isinstance(part, m.FilePart):
@@ -72,13 +73,13 @@ def encode_part(part: m.Part) -> dict[str, Any]:
 # -- push notifications ------------------------------------------------------------------
 
 
-def encode_authentication(auth: m.AuthenticationInfo) -> dict[str, Any]:
+def encode_authentication(auth: m.AuthenticationInfo) -> JSONObject:
     """1.0 has one REQUIRED ``scheme``: the first of ours ("" when there is none)."""
     scheme = auth.schemes[0] if auth.schemes else ""
     return {"scheme": scheme, **compact({"credentials": auth.credentials})}
 
 
-def encode_push_config(config: m.PushNotificationConfig) -> dict[str, Any]:
+def encode_push_config(config: m.PushNotificationConfig) -> JSONObject:
     """A TaskPushNotificationConfig without a task (as SendMessageConfiguration wants it)."""
     auth = config.authentication
     return compact(
@@ -91,7 +92,7 @@ def encode_push_config(config: m.PushNotificationConfig) -> dict[str, Any]:
     )
 
 
-def encode_task_push_config(config: m.TaskPushNotificationConfig) -> dict[str, Any]:
+def encode_task_push_config(config: m.TaskPushNotificationConfig) -> JSONObject:
     """Flat: the webhook's members next to ``taskId`` and ``tenant``."""
     return {
         "taskId": config.task_id,
@@ -103,7 +104,7 @@ def encode_task_push_config(config: m.TaskPushNotificationConfig) -> dict[str, A
 # -- requests ----------------------------------------------------------------------------
 
 
-def encode_send_configuration(config: m.SendMessageConfiguration) -> dict[str, Any]:
+def encode_send_configuration(config: m.SendMessageConfiguration) -> JSONObject:
     """``returnImmediately`` is the negation of ``blocking``; sent only when true."""
     push = config.push_notification_config
     return compact(
@@ -117,7 +118,7 @@ def encode_send_configuration(config: m.SendMessageConfiguration) -> dict[str, A
     )
 
 
-def encode_get_task(request: m.GetTaskRequest) -> dict[str, Any]:
+def encode_get_task(request: m.GetTaskRequest) -> JSONObject:
     return {
         "id": request.id,
         **compact({"historyLength": request.history_length, "tenant": request.tenant,
@@ -125,11 +126,11 @@ def encode_get_task(request: m.GetTaskRequest) -> dict[str, Any]:
     }
 
 
-def encode_subscribe(request: m.SubscribeToTaskRequest) -> dict[str, Any]:
+def encode_subscribe(request: m.SubscribeToTaskRequest) -> JSONObject:
     return {"id": request.id, **compact({"tenant": request.tenant})}
 
 
-def encode_get_push_config(request: m.GetTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_get_push_config(request: m.GetTaskPushNotificationConfigRequest) -> JSONObject:
     """1.0's ``id`` is the CONFIG id; the task is ``taskId``."""
     return {
         "taskId": request.task_id,
@@ -137,7 +138,7 @@ def encode_get_push_config(request: m.GetTaskPushNotificationConfigRequest) -> d
     }
 
 
-def encode_delete_push_config(request: m.DeleteTaskPushNotificationConfigRequest) -> dict[str, Any]:
+def encode_delete_push_config(request: m.DeleteTaskPushNotificationConfigRequest) -> JSONObject:
     return {
         "taskId": request.task_id,
         "id": request.config_id,
@@ -145,7 +146,7 @@ def encode_delete_push_config(request: m.DeleteTaskPushNotificationConfigRequest
     }
 
 
-def encode_list_push_configs(request: m.ListTaskPushNotificationConfigsRequest) -> dict[str, Any]:
+def encode_list_push_configs(request: m.ListTaskPushNotificationConfigsRequest) -> JSONObject:
     paging = {"pageSize": request.page_size, "pageToken": request.page_token}
     return {"taskId": request.task_id, **compact({**paging, "tenant": request.tenant})}
 
@@ -153,13 +154,13 @@ def encode_list_push_configs(request: m.ListTaskPushNotificationConfigsRequest) 
 # -- errors ------------------------------------------------------------------------------
 
 
-def encode_error(error: RPCError) -> dict[str, Any]:
+def encode_error(error: RPCError) -> JSONObject:
     """``{code, message, data: [ErrorInfo, BadRequest?]}`` (TCK JSONRPC-ERR-003)."""
-    metadata: dict[str, str] = {}
+    metadata: JSONObject = {}
     if error.data is not None:
         metadata[DATA_METADATA_KEY] = json.dumps(error.data, sort_keys=True, default=str)
     metadata.update({str(k): str(v) for k, v in error.metadata.items()})
-    details: list[dict[str, Any]] = [
+    details: list[JSONValue] = [
         {
             "@type": ERROR_INFO_TYPE,
             "reason": error.reason or _default_reason(error),
@@ -168,7 +169,9 @@ def encode_error(error: RPCError) -> dict[str, Any]:
         }
     ]
     if error.field_violations:
-        violations = [{"field": f, "description": d} for f, d in error.field_violations.items()]
+        violations: list[JSONValue] = [
+            {"field": f, "description": d} for f, d in error.field_violations.items()
+        ]
         details.append({"@type": BAD_REQUEST_TYPE, "fieldViolations": violations})
     return {"code": error.code, "message": error.message, "data": details}
 
@@ -181,7 +184,7 @@ def _default_reason(error: RPCError) -> str:
 
 
 #: model type -> its 1.0-only encoder; the rest are :data:`._encode.SHARED_WRITERS`.
-_OWN: Mapping[type, Callable[[Any], dict[str, Any]]] = {
+_OWN: Mapping[type, Callable[[Any], JSONObject]] = {
     m.AuthenticationInfo: encode_authentication,
     m.PushNotificationConfig: encode_push_config,
     m.TaskPushNotificationConfig: encode_task_push_config,

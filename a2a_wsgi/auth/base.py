@@ -260,6 +260,20 @@ class AuthPolicy:
 
         :raises AuthError: 401 with every scheme's challenge, or a 403 from a scheme.
         """
+        found = self.identify(request)
+        if found is None and self.required:
+            raise self.required_error()
+        return found
+
+    def identify(self, request: AuthRequest) -> Principal | None:
+        """The caller, or None when the request carries no credentials of any scheme.
+
+        Whether anonymous callers are admitted is :meth:`authenticate`'s; a host
+        adapter that requires a login asks this (``require_login``).
+
+        :raises AuthError: credentials present and refused (401, every scheme's
+            challenge, the failing one first), or a 403 from a scheme.
+        """
         refused: list[InvalidCredentialsError] = []
         for authenticator in self.authenticators:
             try:
@@ -268,13 +282,11 @@ class AuthPolicy:
                 refused.append(exc)
                 continue
             if found is not None:
-                return found
+                return Principal.of(found)  # an authenticator of the application's own too
         if refused:
             first = refused[0]
             raise InvalidCredentialsError(first.reason, error=first.error,
                                           challenges=self._challenges(first.challenges))
-        if self.required:
-            raise self.required_error()
         return None
 
     def require(self, request: AuthRequest) -> Principal:

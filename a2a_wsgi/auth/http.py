@@ -26,8 +26,12 @@ from .base import (
 
 __all__ = ["BasicAuthenticator", "BearerAuthenticator", "read_authorization"]
 
-#: RFC 6750 §2.1 b64token.
-_TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+#: A bearer token: visible ASCII (``!`` to ``~``), nothing else. RFC 6750's b64token
+#: (``A-Z a-z 0-9 - . _ ~ + /`` then ``=`` padding) is a subset; so are the tokens
+#: frameworks mint by default: Django's signer (``django.core.signing.dumps``,
+#: ``TimestampSigner``: ``:`` separators) and itsdangerous (Flask: ``.``). Whitespace,
+#: control characters and non-ASCII are malformed.
+_BEARER_TOKEN = re.compile(r"[\x21-\x7e]+")
 
 
 def read_authorization(authenticator: Authenticator, request: AuthRequest, auth_scheme: str,
@@ -70,6 +74,11 @@ class _AuthorizationScheme(Authenticator):
 class BearerAuthenticator(_AuthorizationScheme):
     """``Authorization: Bearer <token>``, checked by ``verify(token)``.
 
+    The token is one or more visible ASCII characters (``!`` to ``~``): RFC 6750's
+    b64token and what Django's and itsdangerous' signers mint; anything else (a
+    space or a control character inside, non-ASCII) is refused unverified, as is an
+    empty token or a header over ``max_header_bytes``.
+
     ``verify`` answers a :class:`~a2a_core.auth.Principal`, an identity string, or
     None/False to refuse; it may raise :class:`~.errors.PermissionDeniedError` (403).
     """
@@ -87,7 +96,7 @@ class BearerAuthenticator(_AuthorizationScheme):
     def token(self, request: AuthRequest) -> str | None:
         """The bearer token of the request (syntax checked), or None when there is none."""
         token = read_authorization(self, request, "Bearer", self.max_header_bytes)
-        if token is not None and not _TOKEN68.fullmatch(token):
+        if token is not None and not _BEARER_TOKEN.fullmatch(token):
             raise self.invalid("malformed bearer token", "invalid_request")
         return token
 

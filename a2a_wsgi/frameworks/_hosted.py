@@ -13,13 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from a2a_core.auth import Principal
+from a2a_core.calls import Refused
+from a2a_core.http import HttpRequest
+
+from ..auth.base import AuthRequest, quote_param
+from ..auth.errors import AuthenticationRequiredError, AuthError
+from ..auth.wsgi import as_policy
 from ..overrides import ENVIRON_KEY, put_identity
+from ..push import JWKS_PATH
+from ..store_choice import MemoryStoreInManyProcessesError
+from ..wsgi_io import card_query, request_headers, respond
 
-__all__ = ["HostedAnswer", "call_mounted", "mounted_environ", "wsgi_str"]
+if TYPE_CHECKING:
+    from ..app import A2AApp
+
+__all__ = ["HostedAnswer", "call_mounted", "check_require_login", "hosted_answer",
+           "login_refusal", "mounted_environ", "refused_answer", "session_challenge", "wsgi_str"]
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+#: The host framework's own response (a Django ``HttpResponse``, a Flask return value).
+HostAnswer = TypeVar("HostAnswer")
 
 
 def wsgi_str(text: str) -> str:
@@ -28,7 +44,7 @@ def wsgi_str(text: str) -> str:
 
 
 def mounted_environ(environ: Mapping[str, Any], *, sub_path: str, stream: Any,
-                    identity: object | None) -> dict[str, Any]:
+                    identity: str | Principal | None) -> dict[str, Any]:
     """A copy of ``environ`` for an app mounted where the request's path ends in ``sub_path``.
 
     ``sub_path`` is the part below the mount, as a WSGI string; what comes
@@ -114,3 +130,88 @@ def call_mounted(app: WsgiApp, environ: dict[str, Any]) -> HostedAnswer:
 def _no_write(data: bytes) -> object:
     raise RuntimeError("the A2A app does not use the WSGI write() callable")
 
+
+
+def session_challenge(cookie_name: str, login_url: str | None = None) -> str:
+    """The ``WWW-Authenticate`` of a site whose only login is its session cookie.
+
+    No registered HTTP scheme names a form login; this is the ``Cookie``
+    scheme of the (expired) draft-broyer-http-cookie-auth, which says where to
+    log in and which cookie to send back, so a 401 still carries the challenge
+    RFC 9110 requires.
+    """
+    params = [f"realm={quote_param('a2a')}", f"cookie-name={quote_param(cookie_name)}"]
+    if login_url:
+        params.append(f"form-action={quote_param(login_url)}")
+    return "Cookie " + ", ".join(params)
+
+
+def login_refusal(app: A2AApp, environ: dict[str, Any], challenge: str) -> Refused | None:
+    """``require_login`` for a caller the host's login did not name: the 401, or None to go on.
+
+    Goes on (None) for the public paths (the card, the JWKS: a client reads
+    them to learn how to log in), for a caller the app's own authenticators
+    (``auth=``) name (recorded in ``environ`` with ``put_identity``, so they
+    are not asked twice), and for credentials they refuse (the app answers
+    that itself, with the failing scheme's challenge). Otherwise the refusal
+    carries the app's challenges, or ``challenge`` (the site's session login)
+    when the app declares no scheme.
+    """
+    path = str(environ.get("PATH_INFO") or "/").strip("/")
+    card_path = app.settings.card.path  # None: the app serves no card route
+    if path == JWKS_PATH.strip("/") or (card_path is not None and path == card_path.strip("/")):
+        return None
+    policy = as_policy(app.settings.auth)
+    if policy is None:
+        return AuthenticationRequiredError("login required", challenges=[challenge]).refused()
+    try:
+        found = policy.identify(AuthRequest.from_environ(environ))
+    except AuthError:
+        return None
+    if found is None:
+        return policy.required_error().refused()
+    put_identity(environ, found)
+    return None
+
+
+def refused_answer(app: A2AApp, environ: dict[str, Any], refused: Refused) -> HostedAnswer:
+    """``refused`` written as the app writes its own: in the shape of the path's binding.
+
+    A JSON-RPC error (-31401) on the JSON-RPC path, a ``google.rpc.Status`` under
+    the HTTP+JSON prefix, a small JSON object elsewhere.
+    """
+    try:  # assembled as the app's first request would be (wsgi.multiprocess counts)
+        app.start(multiprocess=True if environ.get("wsgi.multiprocess") else None)
+    except MemoryStoreInManyProcessesError:
+        return call_mounted(app, environ)  # the app answers its own 500, which says why
+    method = str(environ.get("REQUEST_METHOD") or "GET").upper()
+    bare = HttpRequest(method=method, path=str(environ.get("PATH_INFO") or "/"),
+                       headers=request_headers(environ), query=card_query(environ))
+    response = app.dispatcher.refuse(bare, refused)
+    return call_mounted(lambda _environ, start: respond(response, method, start), environ)
+
+
+def check_require_login(value: object, callable_form: str) -> None:
+    """``require_login`` is True, False or a callable; anything else is a mistake said now."""
+    if not isinstance(value, bool) and not callable(value):
+        raise TypeError(f"require_login is True, False or a callable {callable_form}, "
+                        f"not {type(value).__name__}")
+
+
+def hosted_answer(app: A2AApp, environ: dict[str, Any], *, anonymous: bool,
+                  require_login: bool | Callable[[], HostAnswer],
+                  challenge: Callable[[], str]) -> HostedAnswer | HostAnswer:
+    """What the mount answers: the app's answer, its ``require_login`` 401, or the host's own.
+
+    The host's own (``require_login()``) answers a caller nobody logged in when
+    ``require_login`` is a callable. ``challenge`` makes the session challenge,
+    asked only for a refusal.
+    """
+    if anonymous and require_login is not False:
+        refused = login_refusal(app, environ, challenge())
+        if refused is not None:
+            if require_login is True:
+                return refused_answer(app, environ, refused)
+            if callable(require_login):
+                return require_login()
+    return call_mounted(app, environ)

@@ -3,7 +3,8 @@
 The dispatcher hands it typed requests; it creates and updates tasks through
 :mod:`a2a_core.tasks`, stores them in a :class:`~a2a_wsgi.stores.TaskStore`
 and runs the agent inline (blocking sends) or on a bounded thread pool
-(non-blocking and streaming sends).
+(non-blocking and streaming sends), or hands its runs to a job queue's workers
+(:mod:`a2a_wsgi.execution`).
 """
 
 # Theory of operation
@@ -44,9 +45,16 @@ and runs the agent inline (blocking sends) or on a bounded thread pool
 # An agent-side save that meets a store outage is retried (_retry) rather than
 # left for a reaper to blame on a lost worker.
 #
+# Rule 6: with an executor (RuntimeSettings.executor, a job queue) runs execute
+# in the queue's workers, not here: the save that acknowledges a task leases it
+# to the queue, and a worker's claim swaps that lease for its own (_queued), so a
+# delivery of a run that is over or running elsewhere is dropped, and a run
+# whose worker died is re-run (through the queue) or failed by the reapers.
+#
 # Layout: _service (the Runtime facade), _execution (running the agent),
 # _updates (compare-and-set writes), _changes (change functions),
 # _subscriptions (streams), _keeper (leases and lost workers), _runs,
+# _queued (runs on a job queue), _resends (retried sends),
 # _paging, _push_configs, _retry (store outages), _defaults (clock, ids, shared shapes).
 
 from __future__ import annotations

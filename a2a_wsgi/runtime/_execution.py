@@ -56,7 +56,7 @@ from ._generations import guarded
 from ._keeper import LeaseKeeper
 from ._push_configs import PushConfigs
 from ._retry import outage_reason, retry_outage
-from ._runs import Run, RunRegistry
+from ._runs import Run, RunRegistry, stored_run
 from ._updates import TaskUpdates
 
 __all__ = ["AgentRunner"]
@@ -136,7 +136,7 @@ class AgentRunner:
         """Append the user's message and move the task to WORKING now (runtime Rule 3);
         refused (-32010) unless the task is at ``generation`` when one is given."""
         change = guarded(self.changes.continuation(msg), generation)
-        lease = self._keeper.claim(call)
+        lease = self._keeper.claim(call, task_id)
         stored = self._updates.update(task_id, scope, change, lease=lease)
         task = stored.task
         if push is not None:
@@ -144,17 +144,13 @@ class AgentRunner:
         run = Run(task_id=task.id, context_id=task.context_id, scope=scope,
                   message=task.history[-1], history=tuple(task.history),
                   is_new=False, call=call, push=None, snapshot=stored)
-        run.leased = lease is not None  # the keeper renews it while the run waits in the pool
+        # The keeper renews a lease of this process while the run waits in the pool.
+        run.leased = self._keeper.holds(lease)
         return self.register(run)
 
     def rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
         """Re-run a lost worker's task from its last user message (the keeper's hook)."""
-        task = stored.task
-        users = [m for m in task.history if m.role is Role.USER]
-        message = users[-1] if users else task.history[-1]
-        run = self.register(Run(task_id=task.id, context_id=task.context_id, scope=scope,
-                                message=message, history=tuple(task.history), is_new=False,
-                                call=call, push=None, snapshot=stored))
+        run = self.register(stored_run(stored, scope, call))
         run.leased = True  # the reaper took the lease: renew it while the run waits in the pool
         self.submit(run)
 
@@ -355,11 +351,11 @@ class AgentRunner:
         message_id = run.message.message_id if run.fingerprint is not None else None
         # The save that acknowledges the task leases it too: if this process dies
         # before the run starts (queued in the pool), a reaper recovers it.
-        lease = None if run.leased else self._keeper.claim(run.call)
+        lease = None if run.leased else self._keeper.claim(run.call, run.task_id)
         stored = self._updates.create(task, run.scope, then, message_id=message_id,
                                       fingerprint=run.fingerprint, lease=lease)
         with run.lock:
-            run.leased = run.leased or lease is not None
+            run.leased = run.leased or self._keeper.holds(lease)
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)
             run.latest = stored

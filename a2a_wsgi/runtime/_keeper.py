@@ -12,6 +12,12 @@ in the log so every subscriber, on any worker, hears it.
 
 Leases only matter when other processes share the store; with the memory
 store ``lease_seconds`` is None and all of this is skipped.
+
+With a job queue (an executor), the save that acknowledges a task leases it to
+the queue instead (:func:`queued_holder`, for ``queue_timeout`` seconds), and a
+queue worker's claim turns that lease into its own (runtime._queued). A lease's
+payload counts the runs its task had before (``runs``), so a task handed from
+the queue to a worker and back keeps counting towards ``rerun_attempts``.
 """
 
 from __future__ import annotations
@@ -40,18 +46,38 @@ from ._defaults import (
 from ._runs import Run, RunRegistry
 from ._updates import TaskUpdates
 
-__all__ = ["LeaseKeeper", "call_payload", "payload_call"]
+__all__ = ["LeaseKeeper", "call_payload", "payload_call", "payload_runs", "queued_holder"]
 
-#: rerun(stored task, scope, the call it was leased with): run the agent on it again.
-Rerun = Callable[[StoredTask, Scope, CallContext], None]
+#: rerun(stored task, scope, the call it was leased with, runs so far): run the agent again.
+Rerun = Callable[[StoredTask, Scope, CallContext, int], None]
+
+#: The lease holder of a task whose run waits in a job queue (no process renews it).
+_QUEUED = "queued:"
 
 
-def call_payload(call: CallContext) -> bytes:
-    """What a re-run on another worker needs of the call: its metadata, when it is JSON."""
+def queued_holder(task_id: str) -> str:
+    """The lease holder that says "this task's run is in the job queue"."""
+    return _QUEUED + task_id
+
+
+def call_payload(call: CallContext, runs: int = 0) -> bytes:
+    """What a run on another worker needs of the call: its metadata, when it is JSON; and
+    ``runs``, the runs the task had before this lease (see the module docstring)."""
+    data: dict[str, object] = {"runs": runs} if runs else {}
     try:
-        return json.dumps({"metadata": dict(call.metadata or {})}).encode()
+        return json.dumps({"metadata": dict(call.metadata or {}), **data}).encode()
     except (TypeError, ValueError):
-        return b"{}"
+        return json.dumps(data).encode()
+
+
+def payload_runs(payload: bytes) -> int:
+    """The runs a lease's task had before the lease (0 when the payload does not say)."""
+    try:
+        data = json.loads(payload or b"{}")
+    except ValueError:
+        return 0
+    runs = data.get("runs") if isinstance(data, dict) else None
+    return runs if isinstance(runs, int) and runs > 0 else 0
 
 
 def payload_call(payload: bytes, scope: Scope) -> CallContext:
@@ -81,6 +107,7 @@ class LeaseKeeper:
         clock: Callable[[], datetime],
         may_rerun: Callable[[int], bool],
         rerun: Rerun,
+        queue_timeout: float | None = None,
     ) -> None:
         self.store, self._runs, self._updates, self._changes = store, runs, updates, changes
         self.lease_seconds, self._poll_interval = lease_seconds, poll_interval
@@ -89,6 +116,8 @@ class LeaseKeeper:
         self._may_rerun = may_rerun
         #: How to run a recovered task again (the runtime's runner does it).
         self._rerun = rerun
+        #: Seconds a run may wait in a job queue (None: runs execute in this process).
+        self.queue_timeout = queue_timeout
         self._thread: threading.Thread | None = None
         self._pid = 0
         self._worker = ""
@@ -119,15 +148,24 @@ class LeaseKeeper:
 
     # -- a run's lease -------------------------------------------------------------------
 
-    def claim(self, call: CallContext) -> LeaseClaim | None:
-        """The lease a save acknowledging work for ``call`` takes for this worker (None: no
-        leases here); the run counts as leased once that save succeeded."""
+    def claim(self, call: CallContext, task_id: str) -> LeaseClaim | None:
+        """The lease a save acknowledging work for ``call`` takes (None: no leases here):
+        for this worker, or, with a job queue, for the queue (:func:`queued_holder`).
+        A run counts as leased (:meth:`holds`) once that save succeeded."""
         if self.lease_seconds is None:
             return None
         self._ensure_thread()
         now = utc_now()
+        if self.queue_timeout is not None:
+            return LeaseClaim(worker_id=queued_holder(task_id), now=now,
+                              payload=call_payload(call),
+                              expires_at=now + timedelta(seconds=self.queue_timeout))
         return LeaseClaim(worker_id=self.worker_id, now=now, payload=call_payload(call),
                           expires_at=now + timedelta(seconds=self.lease_seconds))
+
+    def holds(self, claim: LeaseClaim | None) -> bool:
+        """Whether a save's ``claim`` leased the task to this process (not to a queue)."""
+        return claim is not None and claim.worker_id == self.worker_id
 
     def take(self, run: Run) -> None:
         """Lease the run's task to this worker (another's live lease: run anyway, warn).
@@ -142,7 +180,7 @@ class LeaseKeeper:
         owner, tenant = run.scope
         run.leased = self.store.acquire_lease(
             run.task_id, self.worker_id, now + timedelta(seconds=self.lease_seconds), now=now,
-            owner=owner, tenant=tenant, payload=call_payload(run.call))
+            owner=owner, tenant=tenant, payload=call_payload(run.call, run.prior_runs))
         if not run.leased:
             log.warning("task %s is leased by another worker; running it anyway", run.task_id)
 
@@ -245,8 +283,8 @@ class LeaseKeeper:
                 continue  # another worker's reaper won
             handled += 1
             try:
-                self._recover(lease.task_id, (lease.owner, lease.tenant), lease.attempts,
-                              lease.payload)
+                self._recover(lease.task_id, (lease.owner, lease.tenant),
+                              lease.attempts + payload_runs(lease.payload), lease.payload)
             except Exception:
                 log.exception("could not recover task %s", lease.task_id)
                 self.store.release_lease(lease.task_id, self.worker_id)
@@ -261,11 +299,11 @@ class LeaseKeeper:
         if self._may_rerun(attempts):
             log.warning("re-running task %s after its worker was lost (attempt %d)",
                         task_id, attempts)
-            self._rerun(stored, scope, payload_call(payload, scope))
+            self._rerun(stored, scope, payload_call(payload, scope), attempts)
             return
         queued = stored.task.status.state is TaskState.SUBMITTED
         reason = UNSTARTED_REASON if queued else LOST_WORKER_REASON
-        log.warning("failing task %s: %s", task_id, reason)
+        log.warning("failing task %s after %d run(s): %s", task_id, attempts, reason)
         fail = self._changes.failure(task_id, stored.task.context_id, reason)
         try:
             self._updates.update(task_id, scope, unless_terminal(fail))

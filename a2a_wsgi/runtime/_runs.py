@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from a2a_core.errors import RPCError
-from a2a_core.models import Message, PushNotificationConfig
+from a2a_core.models import Message, PushNotificationConfig, Role, TaskState
 from a2a_core.service import CallContext
 
 from .._wakeups import Signal
@@ -18,7 +18,7 @@ from ..agent import AgentContext
 from ..stores import StoredTask
 from ._defaults import Scope
 
-__all__ = ["Run", "RunRegistry"]
+__all__ = ["Run", "RunRegistry", "stored_run"]
 
 
 class Run:
@@ -47,6 +47,8 @@ class Run:
         self.leased = False
         #: Set when the agent's run begins (before: queued in the pool).
         self.started = False
+        #: Runs the task had before this one's lease (a queued run's; see _keeper).
+        self.prior_runs = 0
         #: Guards the run's state below; ``cond`` (on this lock) wakes whoever waits on it.
         self.lock = threading.RLock()
         self.cond = Signal(self.lock)
@@ -105,6 +107,19 @@ class Run:
     def moved_on(self, ticks: int) -> bool:
         """Has the run committed something since ``ticks``, or finished?"""
         return self.ticks != ticks or self.done
+
+
+def stored_run(stored: StoredTask, scope: Scope, call: CallContext) -> Run:
+    """A run of a stored task on its last user message (a re-run, a job queue's run); a
+    SUBMITTED task's is a new task's run (a bare message completes it)."""
+    task = stored.task
+    users = [m for m in task.history if m.role is Role.USER]
+    run = Run(task_id=task.id, context_id=task.context_id, scope=scope,
+              message=users[-1] if users else task.history[-1], call=call, push=None,
+              history=tuple(task.history), snapshot=stored,
+              is_new=task.status.state is TaskState.SUBMITTED)
+    run.created = True
+    return run
 
 
 class RunRegistry:

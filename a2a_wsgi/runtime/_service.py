@@ -20,7 +20,6 @@ from a2a_core.errors import (
     TaskNotCancelableError,
     TaskNotFoundError,
 )
-from a2a_core.idempotency import request_fingerprint
 from a2a_core.models import (
     AgentCard,
     CancelTaskRequest,
@@ -31,7 +30,6 @@ from a2a_core.models import (
     ListTasksRequest,
     ListTasksResponse,
     Message,
-    Role,
     SendMessageRequest,
     SubscribeToTaskRequest,
     Task,
@@ -43,6 +41,7 @@ from a2a_core.tasks import is_cancelable
 
 from ..agent import Agent, AgentContext
 from ..concurrency import default_agent_workers
+from ..execution import RunRef
 from ..push.planner import PushPlanner as DefaultPushPlanner
 from ..push.settings import PushSettings
 from ..stores import DuplicateMessageError, MemoryTaskStore, StoredTask, TaskStore, open_store
@@ -61,15 +60,14 @@ from ._generations import held_until_changed
 from ._keeper import LeaseKeeper
 from ._paging import list_page
 from ._push_configs import PushConfigs
+from ._queued import QueuedRuns
+from ._resends import sent_before
 from ._runs import Run, RunRegistry
 from ._settings import RuntimeSettings, StreamSettings
 from ._subscriptions import Subscriptions
 from ._updates import TaskUpdates
 
 __all__ = ["Runtime", "stop_all_streams"]
-
-#: How many earlier tasks one repeated request may have superseded (a bound, not a quota).
-_MAX_SUPERSEDED = 1000
 
 #: Every live runtime of this process, so a shutdown signal can end their streams.
 _LIVE: weakref.WeakSet[Runtime] = weakref.WeakSet()
@@ -123,11 +121,13 @@ class Runtime:
                                     max_history=settings.max_history,
                                     max_artifacts=settings.max_artifacts,
                                     generations=generations)
+        executor = settings.executor
         self._keeper = LeaseKeeper(
             self.store, self._runs, self._updates, changes,
             lease_seconds=self._default_lease(settings.lease_seconds),
             poll_interval=settings.poll_interval, retention=settings.retention, clock=clock,
-            may_rerun=self._may_rerun, rerun=self._rerun)
+            may_rerun=self._may_rerun, rerun=self._rerun,
+            queue_timeout=settings.queue_timeout if executor is not None else None)
         self._push = PushConfigs(self.store, push, changes.new_id)
         self._pool = ThreadPoolExecutor(max_workers=settings.max_workers
                                         or default_agent_workers(),
@@ -135,9 +135,14 @@ class Runtime:
         self._runner = AgentRunner(agent, updates=self._updates, changes=changes,
                                    keeper=self._keeper, runs=self._runs,
                                    push_configs=self._push, pool=self._pool, clock=clock)
+        #: Runs handed to a job queue (None: they execute on this process's pool).
         self._streams = Subscriptions(self.store, running=self._keeper.running,
                                       heartbeat_interval=streams.heartbeat_interval,
                                       resubscribe_timeout=streams.resubscribe_timeout)
+        self._queued = None if executor is None else QueuedRuns(
+            executor, store=self.store, runner=self._runner, updates=self._updates,
+            keeper=self._keeper, runs=self._runs, changes=changes,
+            streams=self._streams)
         self._card = self._build_card(push is not None)
         if card_overrides is not None:
             self._card = card_overrides(self._card)
@@ -154,9 +159,19 @@ class Runtime:
         return (bool(self.agent.rerun_on_worker_loss)
                 and attempts <= self.settings.rerun_attempts)
 
-    def _rerun(self, stored: StoredTask, scope: Scope, call: CallContext) -> None:
-        """The keeper's hook: run a lost worker's task again."""
-        self._runner.rerun(stored, scope, call)
+    def _rerun(self, stored: StoredTask, scope: Scope, call: CallContext, runs: int) -> None:
+        """The keeper's hook: run a lost worker's task again (through the job queue, if any)."""
+        if self._queued is not None:
+            self._queued.requeue(stored, scope, call, runs)
+        else:
+            self._runner.rerun(stored, scope, call)
+
+    def run_queued(self, ref: RunRef) -> bool:
+        """A job queue worker's entry point (:mod:`a2a_wsgi.execution`): claim the task and
+        run the agent on it in this thread; False when the delivery was dropped."""
+        if self._queued is None:
+            raise RuntimeError("run_queued() needs RuntimeSettings(executor=...)")
+        return self._queued.execute(ref)
 
     def stop_streams(self) -> None:
         """End open streams cleanly (tasks go on; clients resume with Last-Event-ID)."""
@@ -225,6 +240,8 @@ class Runtime:
         if earlier is not None:
             return self._replayed(earlier.id, ctx) if blocking else earlier
         run = self._begin(request, claim, ctx)
+        if self._queued is not None:
+            return self._queued.send(run, blocking, ctx, replayed=self._replayed)
         if blocking:
             self._runner.execute(run)
             if run.duplicate_of is not None:  # a concurrent send of it stored its task first
@@ -259,33 +276,17 @@ class Runtime:
         if earlier is not None:
             return self._streams.resent(earlier.id, self._scope(ctx), ctx.client_gone)
         run = self._begin(request, claim, ctx)
+        if self._queued is not None:
+            return self._queued.stream(run, ctx)
         self._runner.submit(run)
         return self._streams.run_stream(run)
 
     def _sent_before(self, request: SendMessageRequest,
                      ctx: CallContext) -> tuple[Task | None, str]:
-        """The task this new-task request already created for this caller, if it is one a
-        retry should answer; and the key a new task claims the message under.
+        """The task this new-task request already created for this caller, if it is one
+        a retry should answer; and the key a new task claims the message under."""
+        return sent_before(self.store, request, self._scope(ctx))
 
-        A repeat (same messageId, same request) is a retry only while its task is as
-        its first send left it: no later user message, not canceled. A client that
-        lost the answer never learned the task's id, so it cannot have continued or
-        canceled it; a repeat after that is a new send. Its claim is the fingerprint
-        chained to the task it supersedes, so its own retries find it in turn.
-        """
-        fingerprint = request_fingerprint(request)
-        msg = request.message
-        if msg.task_id is not None:
-            return None, fingerprint
-        owner, tenant = self._scope(ctx)
-        key = fingerprint
-        for _ in range(_MAX_SUPERSEDED):
-            found = self.store.find_by_message(msg.message_id, fingerprint=key, owner=owner,
-                                               tenant=tenant)
-            if found is None or not _moved_on(found):
-                return found, key
-            key = f"{fingerprint}:{found.id}"
-        return None, key
 
     def _begin(self, request: SendMessageRequest, claim: str, ctx: CallContext) -> Run:
         """A run for a new task, or a continuation already applied to its task."""
@@ -346,6 +347,8 @@ class Runtime:
             ) from None
         for run in self._runs.of(task.id):
             run.cancelled.set()
+        if self._queued is not None:
+            self._queued.canceled(task.id)
         return stored.task
 
     def _run_cancel_hook(self, task: Task, ctx: CallContext) -> None:
@@ -388,9 +391,3 @@ class Runtime:
         self._updates.visible(request.task_id, self._scope(ctx), ctx.task)
         self._push.delete(request.task_id, request.config_id)
 
-
-def _moved_on(task: Task) -> bool:
-    """Whether the task is no longer as its first send left it (continued, or canceled)."""
-    if task.status.state is TaskState.CANCELED:
-        return True
-    return sum(1 for message in task.history if message.role is Role.USER) > 1

@@ -13,11 +13,15 @@ from datetime import datetime, timedelta
 
 from a2a_core.tasks import TransitionEvent
 
+from ..execution import Executor
 from ..stalled_writes import DEFAULT_STALLED_WRITE_TIMEOUT
 from ._defaults import DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_RESUBSCRIBE_TIMEOUT, PushPlanner
 from ._generations import DEFAULT_LONG_POLL_TIMEOUT
 
-__all__ = ["RuntimeSettings", "StreamSettings", "check_positive"]
+__all__ = ["DEFAULT_QUEUE_TIMEOUT", "RuntimeSettings", "StreamSettings", "check_positive"]
+
+#: A day: a queue whose workers are all down longer than that fails (or re-runs) its runs.
+DEFAULT_QUEUE_TIMEOUT = 86_400.0
 
 
 def check_positive(owner: object, **values: float | None) -> None:
@@ -47,6 +51,12 @@ class StreamSettings:
 class RuntimeSettings:
     """The agent runtime: its pool, its leases, what it keeps, its hooks."""
 
+    #: Where runs execute (None: this process's thread pool below; a job queue's
+    #: executor, e.g. :class:`~a2a_wsgi.celery_executor.CeleryExecutor`: its workers).
+    executor: Executor | None = None
+    #: Seconds a run queued with an ``executor`` may wait for a worker before the
+    #: keeper takes it for lost (re-run or failed, as after a lost worker).
+    queue_timeout: float = DEFAULT_QUEUE_TIMEOUT
     #: Agents running at once for non-blocking and streaming sends (None: 8, 1024 under gevent).
     max_workers: int | None = None
     #: Called after every task transition (metrics, audit).
@@ -81,7 +91,8 @@ class RuntimeSettings:
     def __post_init__(self) -> None:
         check_positive(self, max_workers=self.max_workers, lease_seconds=self.lease_seconds,
                        poll_interval=self.poll_interval,
-                       long_poll_timeout=self.long_poll_timeout)
+                       long_poll_timeout=self.long_poll_timeout,
+                       queue_timeout=self.queue_timeout)
         if self.retry_wait_timeout < 0:
             raise ValueError("RuntimeSettings.retry_wait_timeout must be 0 or more seconds")
         if self.rerun_attempts < 0:

@@ -257,15 +257,21 @@ class Subscriptions:
         if _settled(stored) or not active:
             return iter((OutboundEvent(stored.task, str(stored.event_seq)),))
         follows_task(client_gone)
-        return self._follow_run(stored, client_gone)
+        return self._follow_run(stored, client_gone, partial(self._running, task_id))
 
-    def _follow_run(self, stored: StoredTask, client_gone: ClientGone) -> Iterator[StreamItem]:
+    def sent(self, stored: StoredTask, client_gone: ClientGone = None) -> Iterator[StreamItem]:
+        """A send's stream when its run executes elsewhere (a job queue): the task as
+        stored, then its logged events until one settles it (or the quiet timeout)."""
+        follows_task(client_gone)
+        return self._follow_run(stored, client_gone, None)
+
+    def _follow_run(self, stored: StoredTask, client_gone: ClientGone,
+                    running: Callable[[], bool] | None) -> Iterator[StreamItem]:
         task_id, after = stored.task.id, stored.event_seq
         yield OutboundEvent(stored.task, str(after))
         del stored  # a held stream keeps its position, not the task
         try:
-            yield from self._tail(task_id, after, ends=_ends_stream,
-                                  running=partial(self._running, task_id),
+            yield from self._tail(task_id, after, ends=_ends_stream, running=running,
                                   client_gone=client_gone)
         except EventsExpiredError as err:
             raise _replay_gap(err) from None

@@ -1,6 +1,6 @@
 """A minimal Django project whose users are the agent's callers.
 
-    pip install 'a2a-wsgi[django]'
+    .venv/bin/pip install -e '.[django]'
     gunicorn -k gthread -w 2 --threads 8 examples.django_site.wsgi:application
 
 On its first start it creates its SQLite database (``$DJANGO_SITE_DB``, else

@@ -72,7 +72,7 @@ class WhoAgent(Agent):
     skills = [AgentSkill(id="who", name="Who", description="Names the caller", tags=["auth"])]
 
     def handle_message(self, msg: Message, ctx: AgentContext) -> Any:
-        return reply(f"caller={getattr(ctx.identity, 'identity', ctx.identity)}")
+        return reply(f"caller={ctx.identity}")
 
 
 def django_identity(app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:

@@ -50,11 +50,12 @@ class Site:
 
 @contextmanager
 def running_site(app: str, tmp_path: Path, env: dict[str, str]) -> Iterator[str]:
-    """gunicorn -w 2 serving ``app`` from the checkout; yields its base URL."""
+    """gunicorn -w 2 serving ``app`` from the checkout (or from tests/auth); yields its URL."""
     port = free_port()
     argv = gunicorn_argv(app, port=port, workers=2, threads=8)
     # Both workers share one SQLite file, so any worker answers for any task.
-    env = {**env, "DEMO_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT),
+    env = {**env, "DEMO_PASSWORD": PASSWORD,
+           "PYTHONPATH": f"{ROOT}:{Path(__file__).resolve().parent}",
            "A2A_STORE": f"sqlite:///{tmp_path / 'tasks.sqlite3'}"}
     with ServerProcess(argv, port=port, log_path=tmp_path / "gunicorn.log", env=env) as server:
         base = f"http://127.0.0.1:{port}"

@@ -54,8 +54,7 @@ def test_bearer_missing_or_other_scheme_is_not_ours() -> None:
     assert bearer.authenticate(request_with({"Authorization": _basic("a", "b")})) is None
 
 
-@pytest.mark.parametrize("value", ["Bearer", "Bearer ", "Bearer tok alice", "Bearer tök",
-                                   "Bearer =abc"])
+@pytest.mark.parametrize("value", ["Bearer", "Bearer ", "Bearer tok alice", "Bearer tök"])
 def test_bearer_malformed(value: str) -> None:
     with pytest.raises(InvalidCredentialsError) as caught:
         bearer.authenticate(request_with({"Authorization": value}))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -51,23 +52,56 @@ def peer(serve: Callable[[Callable[..., Any]], Served]) -> Peer:
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def load_calc() -> ModuleType:
-    """examples/calc.py (not a package), loaded by path."""
-    spec = importlib.util.spec_from_file_location("calc_example", EXAMPLES / "calc.py")
+def load_example(name: str) -> ModuleType:
+    """examples/<name>.py (not a package), loaded by path."""
+    spec = importlib.util.spec_from_file_location(f"{name}_example", EXAMPLES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-@pytest.fixture(scope="module")
-def calc_url() -> Iterator[str]:
-    """The seed's Calc Agent on the real A2AApp, via a2a_wsgi.serve()."""
-    from a2a_wsgi import A2AApp
+def load_calc() -> ModuleType:
+    """examples/calc.py, loaded by path."""
+    return load_example("calc")
+
+
+@contextmanager
+def _serving(app: Any) -> Iterator[str]:
+    """``app`` (an A2AApp) over HTTP via a2a_wsgi.serve(); its URL; stopped and closed after."""
     from a2a_wsgi import serve as serve_app
 
-    app = A2AApp(load_calc().CalcAgent())
     handle = serve_app(app)
-    yield handle.url
-    handle.stop()
-    app.close()
+    try:
+        yield handle.url
+    finally:
+        handle.stop()
+        app.close()
+
+
+@pytest.fixture(scope="module")
+def calc_url() -> Iterator[str]:
+    """The seed's Calc Agent on the real A2AApp."""
+    from a2a_wsgi import A2AApp
+
+    with _serving(A2AApp(load_calc().CalcAgent())) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def echo_url() -> Iterator[str]:
+    """examples/echo.py's app (push on)."""
+    with _serving(load_example("echo").app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def echo_0_3_url() -> Iterator[str]:
+    """The same Echo Agent restricted to A2A 0.3 (its card offers only 0.3)."""
+    from a2a_wsgi import A2AApp
+    from a2a_wsgi.settings import ProtocolSettings
+
+    app = A2AApp(load_example("echo").EchoAgent(), push=True,
+                 protocol=ProtocolSettings(versions=("0.3",)))
+    with _serving(app) as url:
+        yield url

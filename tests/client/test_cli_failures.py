@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from client_peers import Peer, card_v10
 from support.wsgi_server import Served
 from werkzeug.wrappers import Response
 
@@ -114,12 +115,14 @@ def _status(code: int, body: str, mimetype: str) -> Any:
 
 @pytest.mark.parametrize(("status", "body", "mimetype", "expected"), [
     (404, "<html><body>" + "x" * 500 + "</body></html>", "text/html",
-     "HTTP 404 Not Found from {url}: check the URL (the agent's base URL, or its card URL)"),
+     "HTTP 404 Not Found from {url}.well-known/agent-card.json: check the URL "
+     "(the agent's base URL, or its card URL)"),
     (502, '{"error": {"message": "upstream down"}, "pad": "' + "y" * 400 + '"}',
      "application/json",
-     "HTTP 502 Bad Gateway from {url} (upstream down): the agent (or a proxy before it) failed"),
+     "HTTP 502 Bad Gateway from {url}.well-known/agent-card.json (upstream down): "
+     "the agent (or a proxy before it) failed"),
     (403, "no " * 100, "text/plain",
-     "HTTP 403 Forbidden from {url} (no no"),
+     "HTTP 403 Forbidden from {url}.well-known/agent-card.json (no no"),
 ])
 def test_http_statuses_get_a_reason_and_a_next_step(
         serve: Callable[[Any], str], capsys: Any, status: int, body: str, mimetype: str,
@@ -147,3 +150,41 @@ def test_a_read_timeout_suggests_a_larger_timeout(serve: Callable[[Any], str],
         release.set()
     assert code == 5 and "sent nothing for 0.3s" in one_line(err)
     assert "try a larger --timeout" in err
+
+
+@pytest.mark.parametrize("url", ["http://", "https:///path", "http://:8000/"])
+def test_a_url_without_a_host_says_so(capsys: Any, url: str) -> None:
+    code, err = run(capsys, "send", url, "x")
+    assert code == 2
+    assert one_line(err) == (f"a2a: {url!r} names no host; give the agent's URL, "
+                             "e.g. 'http://127.0.0.1:8000/'\n")
+
+
+def test_a_failure_names_the_url_that_failed_not_the_card_url(
+        serve: Callable[[Any], str], capsys: Any) -> None:
+    """The card sends calls to another server (not an A2A one): its 501 names that URL."""
+    elsewhere = serve(_status(501, "no POST here", "text/plain")) + "/rpc"
+    peer = Peer(card=lambda url: card_v10(elsewhere))
+    peer.url = serve(peer)
+    code, err = run(capsys, "send", peer.url, "x")
+    assert code == 6
+    assert one_line(err).startswith(
+        f"a2a: HTTP 501 Not Implemented from {elsewhere} (no POST here): the agent")
+    assert peer.url not in err
+
+
+def test_a_refused_token_says_it_was_refused(serve: Callable[[Any], str], capsys: Any) -> None:
+    app = A2AApp(Agent.from_function(_whoami, name="Guarded",
+                                     skills=[AgentSkill(id="w", name="w")]),
+                 auth=BearerAuthenticator({"tok": "alice"}.get))
+    try:
+        url = serve(app) + "/"
+        for given in (["--token", "wrong"], ["--header", "Authorization: Bearer wrong"]):
+            code, err = run(capsys, "send", url, "hello", *given)
+            assert code == 6
+            line = one_line(err)
+            assert line.startswith(f"a2a: HTTP 401 Unauthorized from {url}")
+            assert "the agent refused the credentials given; check the token" in line
+            assert "pass --token" not in line and "wrong" not in line
+    finally:
+        app.close()

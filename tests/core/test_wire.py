@@ -1233,6 +1233,11 @@ def test_decode_error_from_peers() -> None:
     assert type(unknown) is RPCError and unknown.code == -32050
     for malformed in ("x", {"message": "no code"}, {"code": True}, None):
         assert isinstance(decode_error(malformed), InvalidAgentResponseError)
+    bad_request = "type.googleapis.com/google.rpc.BadRequest"
+    for violations in (5, "x", {"field": "f"}, None):
+        odd = decode_error({"code": -32602, "message": "bad",
+                            "data": [{"@type": bad_request, "fieldViolations": violations}]})
+        assert isinstance(odd, errors.InvalidParamsError) and odd.field_violations == {}
 
 
 # -- the Agent Card is delegated ---------------------------------------------------------

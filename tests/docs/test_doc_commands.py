@@ -1,24 +1,16 @@
 """The shell commands of the first-hour pages, run as written.
 
-Pages: docs/security.md (signed cards behind tokens), docs/serving.md (the Flask and
-Django mounts), docs/telemetry.md (logging under gunicorn), docs/push.md (the local
-push recipe). The ``A2A_DB`` line of docs/deployment.md runs in
-tests/stores/test_sqlite_folder.py, README's ``a2a`` lines in tests/test_readme.py.
+Pages: docs/security.md (signed cards behind tokens), docs/serving.md (the server lines,
+the Django and Flask sites behind their login, the Flask and Django mounts),
+docs/telemetry.md (logging under gunicorn), docs/push.md (the local push recipe). The
+``A2A_DB`` line of docs/deployment.md runs in tests/stores/test_sqlite_folder.py, README's
+``a2a`` lines in tests/test_readme.py and its set-up and ``a2a serve`` lines in
+test_readme_commands.py; the other pages' lines in test_page_fragments.py.
 
-Each command runs in bash exactly as the page writes it, with only these substitutions:
-
-* ``.venv/bin/`` is the folder of the venv running the tests (``sys.executable``'s);
-* ``127.0.0.1:8000`` and ``127.0.0.1:9000`` become free loopback ports;
-* the working directory is a temporary folder holding a link to the checkout's
-  ``examples`` (so files a command writes, such as ``card-key.pem`` or the SQLite file,
-  land there), ``HOME`` is a temporary folder and ``PATH`` is the venv's folder then the
-  system's (``os.defpath``), whatever the caller's were;
-* ``.venv/bin/pip install -e '.[EXTRA]'`` is checked, not run (the suite must not
-  reinstall its own venv): ``EXTRA`` must be an extra of pyproject.toml whose
-  requirements are all installed here.
-
-A command that serves (gunicorn, an example agent) runs in its own session until the
-test ends, then is stopped (SIGTERM to its group, SIGKILL after a grace period).
+Each command runs in bash exactly as the page writes it, with only the substitutions
+that :mod:`doc_shell` lists. A command that serves (gunicorn, an example agent) runs in
+its own session until the test ends, then is stopped (SIGTERM to its group, SIGKILL
+after a grace period).
 """
 
 from __future__ import annotations
@@ -30,108 +22,13 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from importlib import metadata
 from pathlib import Path
 
 import pytest
 import requests
-from packaging.requirements import Requirement
-from support.gunicorn import free_port, stop_group
-
-ROOT = Path(__file__).resolve().parents[2]
-VENV_BIN = Path(sys.executable).parent
-BASH = "/bin/bash"
-_PIP_LINE = re.compile(r"^\.venv/bin/pip install -e '\.\[(\w+)\]'$")
+from doc_shell import ROOT, Shell, check_pip_line, commands
 
 pytestmark = pytest.mark.slow
-
-
-def commands(page: str, containing: str) -> list[str]:
-    """The lines of the one ```sh block of ``page`` that mentions ``containing``, with
-    backslash continuations joined."""
-    text = (ROOT / "docs" / page).read_text()
-    blocks = [b for b in re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M) if containing in b]
-    assert len(blocks) == 1, f"{page}: {len(blocks)} sh blocks mention {containing!r}"
-    return [line.strip() for line in blocks[0].replace("\\\n", " ").splitlines() if line.strip()]
-
-
-class Shell:
-    """Runs doc lines in bash with the substitutions above; stops what it started."""
-
-    def __init__(self, folder: Path) -> None:
-        self.cwd = folder / "work"
-        self.cwd.mkdir()
-        (self.cwd / "examples").symlink_to(ROOT / "examples")
-        home = folder / "home"
-        home.mkdir()
-        self.env = {"PATH": os.pathsep.join([str(VENV_BIN), os.defpath]), "HOME": str(home),
-                    "LANG": "C.UTF-8"}
-        self.ports = {"127.0.0.1:8000": f"127.0.0.1:{free_port()}",
-                      "127.0.0.1:9000": f"127.0.0.1:{free_port()}"}
-        self.servers: list[tuple[subprocess.Popen[bytes], Path]] = []
-
-    def substitute(self, line: str) -> str:
-        line = line.replace(".venv/bin/", f"{VENV_BIN}/")
-        for written, free in self.ports.items():
-            line = line.replace(written, free)
-        return line
-
-    def url(self, written: str) -> str:
-        """A URL as the page writes it, on the port the test uses instead."""
-        for port, free in self.ports.items():
-            written = written.replace(port, free)
-        return written
-
-    def run(self, line: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([BASH, "-c", self.substitute(line)], cwd=self.cwd, env=self.env,
-                              capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-
-    def start(self, line: str, ready_url: str) -> Path:
-        """Start a serving line; return its log once ``ready_url`` answers."""
-        log = self.cwd.parent / f"server-{len(self.servers)}.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen([BASH, "-c", self.substitute(line)], cwd=self.cwd,
-                                    env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
-        self.servers.append((proc, log))
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, f"{line}\nexited:\n{log.read_text(errors='replace')}"
-            assert time.monotonic() < deadline, f"{line}\nnot ready:\n{log.read_text()}"
-            try:
-                requests.get(self.url(ready_url), timeout=10)
-                return log
-            except requests.RequestException:  # not listening yet, or workers still booting
-                time.sleep(0.1)
-
-    def stop(self) -> None:
-        for proc, _ in self.servers:
-            stop_group(proc)
-
-
-@pytest.fixture
-def shell(tmp_path: Path) -> Iterator[Shell]:
-    sh = Shell(tmp_path)
-    try:
-        yield sh
-    finally:
-        sh.stop()
-
-
-def check_pip_line(line: str) -> None:
-    """The install line names a real extra, and everything it brings is installed here."""
-    match = _PIP_LINE.fullmatch(line)
-    assert match, f"not the documented install form: {line}"
-    toml = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
-    extras = toml.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]
-    assert match[1] in extras, f"no extra {match[1]!r} in pyproject.toml"
-    for spec in extras[match[1]]:
-        requirement = Requirement(spec)
-        installed = metadata.version(requirement.name)
-        assert requirement.specifier.contains(installed, prereleases=True), (spec, installed)
 
 
 def test_security_page_serves_signed_cards_behind_tokens(shell: Shell) -> None:
@@ -183,6 +80,38 @@ def test_mount_pages_install_serve_and_answer_the_card(shell: Shell, example: st
     assert card["supportedInterfaces"][0]["url"] == shell.url("http://127.0.0.1:8000/a2a/")
     site = requests.get(shell.url("http://127.0.0.1:8000/"), timeout=10)
     assert site.status_code == 200 and "site" in site.text
+
+
+@pytest.mark.parametrize(("site", "caller"), [("examples.django_site.wsgi:application", "user:1"),
+                                            ("examples.flask_site:site", "user:alice")])
+def test_site_pages_log_in_a_program_and_the_agent_names_it(shell: Shell, site: str,
+                                                            caller: str) -> None:
+    """"Inside a Django or Flask site, behind its login": install, serve, take a token from
+    the site's login, send with it; the agent answers the site's user, as the page shows."""
+    pip, server, *calls = commands("serving.md", site)
+    check_pip_line(pip)
+    shell.start(server, "http://127.0.0.1:8000/")
+    answer = shell.script(calls)
+    assert answer.returncode == 0, answer.stderr
+    text = json.loads(answer.stdout)["task"]["artifacts"][0]["parts"][0]["text"]
+    shown = re.findall(r'"text":"(hello, [^"]*)"', (ROOT / "docs" / "serving.md").read_text())
+    assert text == f"hello, {caller}: hi" and text in shown
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_running_it_each_server_line_serves_the_echo_agent(shell: Shell, index: int) -> None:
+    """serving.md "Running it": plain gunicorn, ``a2a serve``, ``python -m a2a_wsgi.cli``."""
+    line = commands("serving.md", "examples.echo:app --bind")[index]
+    port = "9000" if "127.0.0.1:9000" in line else "8000"
+    card_url = f"http://127.0.0.1:{port}/.well-known/agent-card.json"
+    shell.start(line, card_url)
+    card = requests.get(shell.url(card_url), timeout=10).json()
+    assert card["name"] == "Echo Agent"
+    assert card["supportedInterfaces"][0]["url"] == shell.url(f"http://127.0.0.1:{port}/")
+    sent = requests.post(shell.url(f"http://127.0.0.1:{port}/rest/message:send"), timeout=10,
+                         json={"message": {"messageId": "m-1", "role": "ROLE_USER",
+                                           "parts": [{"text": "hi"}]}})
+    assert sent.json()["task"]["artifacts"][0]["parts"] == [{"text": "hi"}]
 
 
 def test_telemetry_gunicorn_config_shows_the_access_lines(shell: Shell) -> None:

@@ -201,7 +201,7 @@ def test_anyone_else_is_refused(environ: dict[str, Any]) -> None:
 
 def test_an_authenticated_remote_caller_gets_the_page() -> None:
     environ = _environ(remote="203.0.113.7", host="agents.example.com")
-    put_identity(environ, {"sub": "alice"})
+    put_identity(environ, "alice")
     answer = _answer(environ)
     assert answer is not None and answer[0] == "200 OK"
 

@@ -38,6 +38,13 @@ connections in the child.
 
 from __future__ import annotations
 
+from ...store_choice import MissingExtraError
+
+try:
+    import psycopg  # noqa: F401 (what the postgres extra installs)
+except ImportError as missing:
+    raise MissingExtraError("PostgreSQL", "postgres", missing) from missing
+
 from .schema import (
     DEFAULT_APPLICATION_NAME,
     DEFAULT_SCHEMA,

@@ -1,0 +1,225 @@
+"""The A2A 1.0 gRPC service of an :class:`~a2a_wsgi.A2AApp`: one generic handler.
+
+Every rpc of the proto's ``A2AService`` is served by the same code
+(:func:`a2a_core._grpc.grpc_methods` pairs each with its operation): the request message
+becomes the 1.0 params (ProtoJSON), the call goes through the app's
+:class:`~a2a_core.calls.CallPipeline` exactly as a JSON-RPC or HTTP+JSON call does
+(extensions, context, capability and caller gates, stream admission, the operation), and
+the result comes back as the rpc's response message; a streaming rpc yields one
+``StreamResponse`` per event (heartbeats are the HTTP streams' concern: gRPC keeps its
+connection with its own pings).
+
+The caller is authenticated by the app's own authenticators: they read an HTTP request
+(headers, peer), so the call's metadata is handed to them as one (:func:`call_environ`:
+``authorization`` -> ``HTTP_AUTHORIZATION``, the peer -> ``REMOTE_ADDR``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
+
+import grpc
+from google.protobuf.message import Message
+
+from a2a_core._grpc import (
+    SERVICE_NAME,
+    GrpcMethod,
+    error_status,
+    grpc_methods,
+    params_of,
+    result_message,
+    stream_message,
+)
+from a2a_core.calls import Busy, CallPipeline, Refused
+from a2a_core.closing import close
+from a2a_core.errors import InternalError, RPCError
+from a2a_core.extensions import ActivatedExtensions
+from a2a_core.http import Headers, HttpRequest
+from a2a_core.operations import Outcome, Stream
+from a2a_core.service import Heartbeat, Idle, OutboundEvent, StreamItem
+from a2a_core.versioning import V1_0, negotiate_version
+
+from ..app import A2AApp
+from ..auth.wsgi import RequestGuard, as_policy
+
+__all__ = ["A2AGrpcService", "call_environ"]
+
+log = logging.getLogger("a2a_wsgi.grpc")
+
+#: The versions the gRPC binding speaks (1.0 only: 0.3's gRPC is another proto).
+GRPC_VERSIONS = (V1_0,)
+
+
+class _Abort(Exception):
+    """The call ends with this status (code name, ``google.rpc.Status`` bytes)."""
+
+    def __init__(self, err: RPCError, code_name: str | None = None,
+                 trailers: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(err.message)
+        self.message = err.message
+        self.code_name, self.details = error_status(err, code_name)
+        #: More trailing metadata: a refused caller's ``www-authenticate`` challenges.
+        self.trailers = trailers
+
+
+def call_environ(context: grpc.ServicerContext) -> dict[str, Any]:
+    """The call as the WSGI environ the authenticators read: metadata as ``HTTP_*``
+    headers (binary ``-bin`` keys and gRPC's own ``grpc-*`` left out), the peer's address
+    as ``REMOTE_ADDR``."""
+    environ: dict[str, Any] = {"REQUEST_METHOD": "POST", "QUERY_STRING": ""}
+    for key, value in context.invocation_metadata():
+        if key.endswith("-bin") or key.startswith("grpc-") or not isinstance(value, str):
+            continue
+        name = "HTTP_" + key.upper().replace("-", "_")
+        environ[name] = f"{environ[name]},{value}" if name in environ else value
+    environ["REMOTE_ADDR"] = _peer_host(context.peer())
+    return environ
+
+
+def _peer_host(peer: str) -> str:
+    """``ipv4:127.0.0.1:5000`` -> ``127.0.0.1``; ``ipv6:[::1]:5000`` -> ``::1``."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    return rest
+
+
+def _headers(context: grpc.ServicerContext) -> Headers:
+    return Headers([(key, value) for key, value in context.invocation_metadata()
+                    if isinstance(value, str)])
+
+
+class A2AGrpcService:
+    """Answers the service's rpcs for ``app`` (assembled on first call)."""
+
+    def __init__(self, app: A2AApp, *, base_url: str | None = None) -> None:
+        self.app = app
+        #: The public URL the cards name (the app's HTTP side); None: the app's base_url.
+        self.base_url = base_url
+        policy = as_policy(app.settings.auth)
+        #: The app's authenticators (None: nobody is authenticated, every caller anonymous).
+        self.guard = None if policy is None else RequestGuard(policy)
+
+    def handler(self) -> grpc.GenericRpcHandler:
+        """The generic handler a :class:`grpc.Server` adds: one entry per proto rpc."""
+        handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+        for method in grpc_methods():
+            name = method.path.rsplit("/", 1)[1]
+            kind = grpc.unary_stream_rpc_method_handler if method.streams \
+                else grpc.unary_unary_rpc_method_handler
+            handlers[name] = kind(
+                self._streaming(method) if method.streams else self._unary(method),
+                request_deserializer=method.request.FromString,
+                response_serializer=_serialize)
+        return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+    def _unary(self, method: GrpcMethod) -> Callable[[Message, grpc.ServicerContext], Message]:
+        def answer(request: Message, context: grpc.ServicerContext) -> Message:
+            try:
+                outcome = self._run(method, request, context)
+                if isinstance(outcome, Stream):  # not for a unary rpc: the table says so
+                    close(outcome.items)
+                    raise _Abort(InternalError())
+                return result_message(method, outcome.value)
+            except Exception as exc:
+                _fail(context, method, exc)
+        return answer
+
+    def _streaming(
+        self, method: GrpcMethod
+    ) -> Callable[[Message, grpc.ServicerContext], Iterator[Message]]:
+        def answer(request: Message, context: grpc.ServicerContext) -> Iterator[Message]:
+            items: Iterator[StreamItem] | None = None
+            try:
+                outcome = self._run(method, request, context)
+                if not isinstance(outcome, Stream):
+                    raise _Abort(InternalError())
+                items = outcome.items
+                for item in items:
+                    if isinstance(item, (Heartbeat, Idle)):
+                        continue  # gRPC keeps the connection with its own pings
+                    yield stream_message(item.event if isinstance(item, OutboundEvent)
+                                         else item)
+            except Exception as exc:
+                _fail(context, method, exc)
+            finally:
+                if items is not None:  # the client left, or the stream ended: stop its producer
+                    close(items)
+        return answer
+
+    def _run(self, method: GrpcMethod, request: Message,
+             context: grpc.ServicerContext) -> Outcome:
+        """Authenticate, negotiate, and run the call through the app's pipeline."""
+        app = self.app
+        calls: CallPipeline = app.dispatcher.calls
+        identity = None
+        if self.guard is not None:
+            identity, refused = self.guard.admit(call_environ(context), None)
+            if refused is not None:
+                raise _refusal(refused)
+        headers = _headers(context)
+        version = _version(headers)
+        params = params_of(request)
+        http = HttpRequest(method="POST", path=method.path, headers=headers,
+                           client_gone=lambda: not context.is_active())
+        activated: ActivatedExtensions | None = None
+        try:
+            activated = calls.activate(http, params, version)
+            ctx = calls.context(http, params, version, activated,
+                                base_url=self.base_url or app.base_url, metadata=None,
+                                identity=identity)
+            outcome = calls.run(method.operation, params, ctx, activated)
+        except Busy as busy:
+            raise _Abort(busy.error(), "UNAVAILABLE") from None
+        except Refused as refused:
+            raise _refusal(refused) from None
+        finally:
+            context.send_initial_metadata(
+                tuple((k.lower(), v) for k, v in calls.response_headers(version, activated)))
+        return outcome
+
+
+def _serialize(message: Message) -> bytes:
+    return message.SerializeToString()
+
+
+def _version(headers: Headers) -> str:
+    """``a2a-version`` metadata; none is 1.0, another version is refused."""
+    header = headers.get("A2A-Version")
+    if not (header and header.strip()):
+        return V1_0
+    try:
+        return negotiate_version(header, GRPC_VERSIONS)
+    except RPCError as err:
+        raise _Abort(err) from None
+
+
+def _refusal(refused: Refused) -> _Abort:
+    """A refused caller: UNAUTHENTICATED (401) or PERMISSION_DENIED (403), with its
+    challenges as ``www-authenticate`` trailers."""
+    challenges = tuple(("www-authenticate", value) for name, value in refused.headers
+                       if name.lower() == "www-authenticate")
+    return _Abort(refused.error, "PERMISSION_DENIED" if refused.status == 403
+                  else "UNAUTHENTICATED", challenges)
+
+
+def _fail(context: grpc.ServicerContext, method: GrpcMethod, exc: Exception) -> NoReturn:
+    """End the call for ``exc``: its own status, an A2A error's, or INTERNAL (logged here,
+    never shown to the peer)."""
+    if isinstance(exc, _Abort):
+        _end(context, exc)
+    if isinstance(exc, RPCError):
+        _end(context, _Abort(exc))
+    log.exception("unhandled error in gRPC %s", method.operation.name, exc_info=exc)
+    _end(context, _Abort(InternalError()))
+
+
+def _end(context: grpc.ServicerContext, abort: _Abort) -> NoReturn:
+    """End the call with ``abort``'s code, message and Status details (raises)."""
+    context.set_trailing_metadata((("grpc-status-details-bin", abort.details), *abort.trailers))
+    context.abort(getattr(grpc.StatusCode, abort.code_name), abort.message)
+    raise AssertionError("context.abort returned")  # it raises; this keeps the type honest
