@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import TYPE_CHECKING, Never, Protocol, TypeVar
+from typing import TYPE_CHECKING, NoReturn, Protocol, TypeVar
 
 from . import generations, wire
 from .auth import AuthorizationContext, AuthorizeCallback, TaskAuthorizer
@@ -363,8 +363,9 @@ class Operations:
 
 
 #: A push-config entry's service method, looked up per call (``self.service`` may be
-#: replaced after construction); each takes its own entry's request (hence ``Never``).
-_ServiceAct = Callable[[A2AService], Callable[[Never, CallContext], object]]
+#: replaced after construction); each takes its own entry's request, so the request
+#: parameter is the bottom type (``NoReturn``: ``typing.Never``'s spelling on Python 3.10).
+_ServiceAct = Callable[[A2AService], Callable[[NoReturn, CallContext], object]]
 
 #: push-config entry -> the service method that acts on it: one handler serves the four.
 _PUSH_CONFIG_ACTS: Mapping[AnyOperation, _ServiceAct] = {

@@ -263,7 +263,9 @@ def _raised(what: str, exc: BaseException) -> str:
             and "gunicorn" not in f.filename and f.filename != __file__]
     if ours:
         last = ours[-1]
-        where = f" ({last.filename}, line {last.lineno})"
+        # normpath: Python 3.10 names a module found through the "." of sys.path
+        # ".../folder/./module.py"; 3.11+ name it ".../folder/module.py"
+        where = f" ({os.path.normpath(last.filename)}, line {last.lineno})"
     return f"{what}: {type(exc).__name__}: {exc}{where}"
 
 

@@ -45,9 +45,10 @@ _MISSING_EXTRA = "JWS signatures need PyJWT and cryptography: pip install 'a2a-w
 def jws() -> PyJWS:
     """PyJWT's JWS restricted to our three algorithms, RSA under 2048 bits refused.
 
-    ES256 signs with RFC 6979 nonces where ``cryptography`` can (44+ on OpenSSL
-    3.2+): processes sharing a key then sign one card into the same bytes, so
-    its ETag is the same in every worker. PyJWT's own ES256 draws a random nonce.
+    ES256 signs with RFC 6979 nonces where ``cryptography`` can (it is 44+, the
+    extra's floor; OpenSSL 3.2+): processes sharing a key then sign one card into the
+    same bytes, so its ETag is the same in every worker. PyJWT's own ES256 draws a
+    random nonce.
     """
     try:
         from cryptography.exceptions import UnsupportedAlgorithm
@@ -62,7 +63,7 @@ def jws() -> PyJWS:
         def sign(self, msg: bytes, key: Any) -> bytes:
             try:
                 der = key.sign(msg, ECDSA(self.hash_alg(), deterministic_signing=True))
-            except (TypeError, UnsupportedAlgorithm):  # pragma: no cover - cryptography < 44
+            except UnsupportedAlgorithm:  # pragma: no cover - OpenSSL before 3.2
                 der = key.sign(msg, ECDSA(self.hash_alg()))
             return der_to_raw_signature(der, key.curve)
 

@@ -38,7 +38,16 @@ def format_timestamp(moment: datetime) -> str:
     )
 
 
-_FRACTION = re.compile(r"\.(\d+)")
+_FRACTION = re.compile(r"[.,](\d+)")
+#: A UTC offset after a time of day, ``+HH``, ``+HHMM`` or ``+HH:MM``: written ``+HH:MM``
+#: before :meth:`datetime.fromisoformat` reads it, which takes only that form on Python 3.10.
+_OFFSET = re.compile(r"(?<=[Tt ]\d\d)(?P<time>(?::?\d\d){0,2}(?:\.\d+)?)"
+                     r"(?P<sign>[+-])(?P<hours>\d\d):?(?P<minutes>\d\d)?$")
+#: The forms read, once the fraction and the offset are normalized: ISO 8601's extended
+#: format (RFC 3339's, with the time or its parts optional), the same on every Python
+#: (3.11's fromisoformat alone would also take the basic format and week dates).
+_EXTENDED = re.compile(r"\d{4}-\d\d-\d\d(?:[Tt ]\d\d(?::\d\d(?::\d\d(?:\.\d{6})?)?)?"
+                       r"(?:[+-]\d\d:\d\d)?)?")
 
 
 def parse_timestamp(value: object, path: str) -> datetime:
@@ -49,10 +58,14 @@ def parse_timestamp(value: object, path: str) -> datetime:
     if text[-1:] in ("Z", "z"):
         text = text[:-1] + "+00:00"
     text = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), text, count=1)
+    text = _OFFSET.sub(lambda m: f"{m['time']}{m['sign']}{m['hours']}:{m['minutes'] or '00'}",
+                       text, count=1)
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise invalid(path, f"not an ISO 8601 timestamp: {shown(value)}") from None
+        moment = datetime.fromisoformat(text) if _EXTENDED.fullmatch(text) else None
+    except ValueError:  # the right form, a wrong number: month 13, hour 25
+        moment = None
+    if moment is None:
+        raise invalid(path, f"not an ISO 8601 timestamp: {shown(value)}")
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc)

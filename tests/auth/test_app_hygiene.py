@@ -16,6 +16,7 @@ import base64
 import logging
 import sqlite3
 import uuid
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,7 @@ def _needles() -> list[str]:
 def _stored_text(path: Path) -> str:
     """Every value of every row of every table of the SQLite store, as text."""
     out: list[str] = []
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         assert tables, "the store made no tables"
         for table in tables:

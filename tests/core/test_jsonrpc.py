@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -266,7 +267,10 @@ def test_parse_error_messages_are_ours(body: bytes) -> None:
 
 
 def test_parse_error_messages_say_where() -> None:
-    assert _raises(b'{"a":1,}', ParseError).message.endswith("at position 7")
+    # Where Python's json stops: at the trailing comma (3.13: "Illegal trailing comma
+    # before end of object"), or at the brace after it (3.10 to 3.12)
+    where = re.search(r" at position (\d+)$", _raises(b'{"a":1,}', ParseError).message)
+    assert where is not None and int(where[1]) in (6, 7)
     assert _raises(b'{"a":"\xff"}', ParseError).message.endswith("invalid UTF-8 at byte 6")
     digits = _raises(STRICT_JSON_FAILURES["huge integer"], ParseError).message
     assert "integer literal longer than 4300 digits" in digits

@@ -669,11 +669,28 @@ def test_base64_input_is_lenient() -> None:
         ("2023-10-27T10:00:00.123456789Z", datetime(2023, 10, 27, 10, 0, 0, 123456, timezone.utc)),
         ("2023-10-27T12:30:00+02:30", datetime(2023, 10, 27, 10, tzinfo=timezone.utc)),
         ("2023-10-27T10:00:00.5z", datetime(2023, 10, 27, 10, 0, 0, 500000, timezone.utc)),
+        # offsets without the colon, or without minutes, and a decimal comma: read on
+        # every Python (3.10's fromisoformat alone refuses them)
+        ("2023-10-27T12:30:00+0230", datetime(2023, 10, 27, 10, tzinfo=timezone.utc)),
+        ("2023-10-27T05:00:00-05", datetime(2023, 10, 27, 10, tzinfo=timezone.utc)),
+        ("2023-10-27T10:00:00,25Z", datetime(2023, 10, 27, 10, 0, 0, 250000, timezone.utc)),
+        ("2023-10-27T10Z", datetime(2023, 10, 27, 10, tzinfo=timezone.utc)),
+        ("2023-10-27", datetime(2023, 10, 27, tzinfo=timezone.utc)),
     ],
 )
 def test_timestamps_are_read_leniently(text: str, expected: datetime) -> None:
     timestamp = decode(TaskStatus, {"state": "working", "timestamp": text}).timestamp
     assert timestamp == expected and timestamp.tzinfo is timezone.utc
+
+
+@pytest.mark.parametrize("text", [
+    "20231027T100000Z",  # ISO 8601's basic format and week dates: 3.11's fromisoformat
+    "2023-W43-5T10:00:00Z",  # reads them, 3.10's does not; refused on every Python
+    "2023-13-27T10:00:00Z", "2023-10-27T25:00:00Z", "2023-10-27T10:00:00+2", "yesterday", "",
+])
+def test_timestamps_outside_iso_8601_extended_are_refused(text: str) -> None:
+    with pytest.raises(InvalidParamsError, match="not an ISO 8601 timestamp"):
+        decode(TaskStatus, {"state": "working", "timestamp": text})
 
 
 def test_stream_event_shapes() -> None:

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -63,7 +64,7 @@ def test_no_call_fails_and_nothing_logs_database_is_locked(storm: dict[str, Any]
 
 def test_every_acknowledged_task_is_stored_and_finished(storm: dict[str, Any]) -> None:
     ids = {a["result"]["task"]["id"] for a, _ in storm["results"]}
-    with sqlite3.connect(storm["db"]) as conn:
+    with closing(sqlite3.connect(storm["db"])) as conn, conn:
         rows = dict(conn.execute("SELECT id, state FROM a2a_tasks").fetchall())
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     assert ids <= rows.keys()

@@ -8,10 +8,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from support.a2a_http import Peer, state_of
-from support.gunicorn import ROOT
+from support.gunicorn import READY_PATH, ROOT
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
@@ -20,9 +21,12 @@ from a2a_wsgi.settings import ProtocolSettings, RuntimeSettings, StreamSettings
 __all__ = [
     "APP_PATH",
     "LEASE_SECONDS",
+    "PINNED_KEEPALIVE",
     "MultiprocessAgent",
     "fresh_peer",
     "get",
+    "peers_by_worker",
+    "worker_of",
     "send",
     "tagged_app",
     "wait_state",
@@ -99,6 +103,48 @@ class _FreshPeer(Peer):
 def fresh_peer(url: str) -> Peer:
     """A 1.0 peer of ``url`` that opens a new connection for every call."""
     return _FreshPeer(url, "1.0")
+
+
+#: Seconds the servers of :func:`peers_by_worker`'s tests keep an idle connection open
+#: (gunicorn's ``--keep-alive``): a pinned peer's connection outlives the test.
+PINNED_KEEPALIVE = 300
+
+
+def worker_of(peer: Peer) -> str:
+    """The pid of the worker that gave ``peer``'s last answer."""
+    assert peer.last is not None
+    return str(peer.last.headers["X-Worker-Pid"])
+
+
+def _pin(peer: Peer) -> str:
+    """Open ``peer``'s keep-alive connection (a card fetch); the worker that accepted it."""
+    peer.last = peer.session.get(peer.url + READY_PATH, timeout=10)
+    assert peer.last.status_code == 200, peer.last.text
+    return worker_of(peer)
+
+
+def peers_by_worker(url: str, workers: int, timeout: float = 60) -> dict[str, Peer]:
+    """One 1.0 peer per worker (pid -> peer), each on a keep-alive connection that worker
+    accepted: a test picks the worker that answers by the peer it calls.
+
+    Which worker accepts a new connection is the kernel's choice (a busy machine may favour
+    one for a while): connections are opened, a few at once, until every worker holds one;
+    the rest are closed. The server must keep idle connections open for the test
+    (``keepalive=PINNED_KEEPALIVE``), and a test checks :func:`worker_of` after each call.
+    """
+    pinned: dict[str, Peer] = {}
+    deadline = time.monotonic() + timeout
+    with ThreadPoolExecutor(workers) as pool:
+        while len(pinned) < workers:
+            assert time.monotonic() < deadline, (
+                f"in {timeout} s, new connections reached only workers {sorted(pinned)}")
+            batch = [Peer(url, "1.0") for _ in range(workers)]
+            for peer, pid in zip(batch, pool.map(_pin, batch), strict=True):
+                if pid in pinned:
+                    peer.session.close()
+                else:
+                    pinned[pid] = peer
+    return pinned
 
 
 def send(url: str, text: str) -> tuple[dict[str, Any], str]:

@@ -20,6 +20,7 @@ import struct
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +214,7 @@ def _running_worker(db: Path, task_id: str) -> str:
     """The pid of the worker holding the task's lease (worker ids are host:pid:suffix)."""
     deadline = time.monotonic() + 10
     while True:
-        with sqlite3.connect(db) as conn:
+        with closing(sqlite3.connect(db)) as conn, conn:
             row = conn.execute("SELECT worker_id FROM a2a_leases WHERE task_id = ?",
                                (task_id,)).fetchone()
         if row is not None:

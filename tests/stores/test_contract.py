@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from contextlib import closing
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -587,7 +588,7 @@ def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_pat
 
     path = tmp_path / "v1.sqlite3"
     SQLiteTaskStore(path).close()
-    with sqlite3.connect(path) as conn:  # as version 1 left it
+    with closing(sqlite3.connect(path)) as conn, conn:  # as version 1 left it
         conn.execute("DROP TABLE a2a_task_messages")
         conn.execute("DROP TABLE a2a_parts")  # and the index of schema 5
         conn.execute("DROP INDEX a2a_tasks_context")
@@ -623,7 +624,7 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
     old = SQLiteTaskStore(path)
     old.save(make_task("old"), expected_version=None, owner="alice")
     old.close()
-    with sqlite3.connect(path) as conn:  # back to version 2, with one of its claims
+    with closing(sqlite3.connect(path)) as conn, conn:  # back to version 2, with one of its claims
         conn.execute("DROP TABLE a2a_task_messages")
         conn.execute("DROP TABLE a2a_parts")  # and the index of schema 5
         conn.execute("DROP INDEX a2a_tasks_context")
@@ -634,7 +635,7 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
     out = io.StringIO()
     assert db_cli.db_main(["upgrade", f"sqlite:///{path}"], out=out) == 0
     assert out.getvalue() == f"{path}: upgraded from version 2 to 5\n"
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         assert conn.execute("SELECT scope, message_id, fingerprint, task_id "
                             "FROM a2a_task_messages").fetchall() == [
             (json.dumps(["alice", None]), "m1", LEGACY_FINGERPRINT, "old")]

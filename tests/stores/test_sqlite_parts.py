@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def chunk(task: Task, artifact_id: str, text: str, *, append: bool = True) -> Ta
 
 
 def body_length(path: Path) -> int:
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         return int(conn.execute("SELECT length(body) FROM a2a_tasks").fetchone()[0])
 
 
@@ -73,7 +74,7 @@ def test_appended_chunks_add_rows_and_leave_the_body_alone(
         task = chunk(stored.task, "a1", f"{n:03d}" + "y" * 1000)
         version = writer.save(task, expected_version=version)
     assert body_length(path) == first_body  # the parts are not in it
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         assert conn.execute("SELECT count(*) FROM a2a_parts").fetchone()[0] == 41
     seen = reader.load("t1")
     assert seen is not None and seen.task == task and seen.version == version
@@ -118,7 +119,7 @@ def test_a_schema_4_body_with_parts_inline_is_read_and_rewritten(path: Path) -> 
     inline = chunk(working(), "a1", "inline", append=False)
     store.save(working(), expected_version=None)
     store.close()
-    with sqlite3.connect(path) as conn:  # a body as version 4 wrote it: parts inside
+    with closing(sqlite3.connect(path)) as conn, conn:  # a body as version 4 wrote it: parts inside
         conn.execute("UPDATE a2a_tasks SET body = ?", (dump_task(inline),))
     store = SQLiteTaskStore(path)
     try:

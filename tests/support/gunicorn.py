@@ -19,7 +19,7 @@ from pathlib import Path
 
 import requests
 
-__all__ = ["ROOT", "ServerProcess", "WORKER_CLASSES", "free_port", "gunicorn_argv",
+__all__ = ["READY_PATH", "ROOT", "ServerProcess", "WORKER_CLASSES", "free_port", "gunicorn_argv",
            "start_gunicorn", "stop_group"]
 
 #: The checkout: servers run from here, so ``examples.echo:app`` imports.
@@ -87,30 +87,43 @@ class ServerProcess:
         self._log.close()
 
 
+def _has_control_socket() -> bool:
+    """Whether the installed gunicorn makes a control socket (and so takes the option)."""
+    from gunicorn.config import KNOWN_SETTINGS  # type: ignore[import-untyped]
+
+    return any(setting.name == "control_socket_disable" for setting in KNOWN_SETTINGS)
+
+
 #: The worker models the library supports: a thread per request, or a greenlet.
 WORKER_CLASSES = ("gthread", "gevent")
 
 
 def gunicorn_argv(app: str, *, port: int, workers: int = 1, threads: int = 8,
-                  graceful_timeout: float | None = 1, worker_class: str = "gthread") -> list[str]:
+                  graceful_timeout: float | None = 1, worker_class: str = "gthread",
+                  keepalive: int | None = None) -> list[str]:
     """``python -m gunicorn`` with a worker that holds SSE streams, bound to loopback,
     configured as docs/deployment.md says (``-c python:a2a_wsgi.gunicorn_config``: each
-    worker tells its apps what it is and starts them at boot).
+    worker tells its apps what it is and starts them at boot). ``keepalive``: seconds an
+    idle connection stays open (gunicorn's default, 2, when None).
 
-    No control socket: gunicorn would otherwise create one under ``$HOME``.
+    No control socket: gunicorn 25.1+ would otherwise create one under ``$HOME`` (older
+    ones, which the lowest pins install, have neither the socket nor the option).
     """
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:a2a_wsgi.gunicorn_config",
-            "-k", worker_class, "--workers", str(workers),
-            "--no-control-socket", "-b", f"127.0.0.1:{port}"]
+            "-k", worker_class, "--workers", str(workers), "-b", f"127.0.0.1:{port}"]
+    argv += ["--no-control-socket"] if _has_control_socket() else []
     argv += ["--threads", str(threads)] if worker_class == "gthread" else []
     if graceful_timeout is not None:
         argv += ["--graceful-timeout", str(graceful_timeout)]
+    if keepalive is not None:
+        argv += ["--keep-alive", str(keepalive)]
     return [*argv, app]
 
 
 def start_gunicorn(app: str, *, log_path: Path, env: Mapping[str, str] | None = None,
                    pythonpath: Sequence[Path] = (), workers: int = 1,
-                   threads: int = 8, worker_class: str = "gthread") -> ServerProcess:
+                   threads: int = 8, worker_class: str = "gthread",
+                   keepalive: int | None = None) -> ServerProcess:
     """Start gunicorn serving ``app`` (``module:name``) on a free port; not yet ready.
 
     ``pythonpath`` goes before the checkout on the workers' ``PYTHONPATH``, so a test
@@ -119,6 +132,6 @@ def start_gunicorn(app: str, *, log_path: Path, env: Mapping[str, str] | None = 
     port = free_port()
     path = os.pathsep.join(str(p) for p in [*pythonpath, ROOT])
     argv = gunicorn_argv(app, port=port, workers=workers, threads=threads,
-                         worker_class=worker_class)
+                         worker_class=worker_class, keepalive=keepalive)
     return ServerProcess(argv,
                          port=port, log_path=log_path, env={**(env or {}), "PYTHONPATH": path})

@@ -34,6 +34,12 @@ class Echo(Agent):
         return reply(message.text or "")
 
 
+#: Thresholds no Python has as its default (3.13's own are GEVENT_GC_THRESHOLD): set before
+#: the hook runs, so "left alone" and "retuned" can be told apart on every Python.
+_UNTUNED = (1234, 11, 12)
+assert _UNTUNED != GEVENT_GC_THRESHOLD
+
+
 @pytest.fixture(autouse=True)
 def fresh_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """This test's apps only (other tests' apps stay unannounced), a shared file in tmp;
@@ -68,6 +74,7 @@ def test_the_gunicorn_hook_announces_the_workers_settings() -> None:
     app = A2AApp(Echo())
     worker = SimpleNamespace(cfg=SimpleNamespace(workers=4, worker_class_str="gthread",
                                                  threads=16))
+    gc.set_threshold(*_UNTUNED)  # whatever the worker had, a thread worker keeps
     previous = signal.getsignal(signal.SIGTERM)
     try:
         gunicorn_post_worker_init(worker)
@@ -76,14 +83,14 @@ def test_the_gunicorn_hook_announces_the_workers_settings() -> None:
     assert process.announced() == ServerInfo(multiprocess=True, stream_limit=12)
     assert isinstance(app.runtime.store, SQLiteTaskStore) and app.streams.limit == 12
     assert gc.get_freeze_count() > 0  # what boot made is frozen for the collector
-    assert gc.get_threshold() != GEVENT_GC_THRESHOLD  # threads: Python's own thresholds
+    assert gc.get_threshold() == _UNTUNED  # threads: the thresholds are left alone
     app.close()
 
 
 def test_settling_the_collector_freezes_boot_and_retunes_only_gevent_workers() -> None:
-    threshold = gc.get_threshold()
+    gc.set_threshold(*_UNTUNED)
     settle_gc(cooperative_worker=False)
-    assert gc.get_freeze_count() > 0 and gc.get_threshold() == threshold
+    assert gc.get_freeze_count() > 0 and gc.get_threshold() == _UNTUNED
     gc.unfreeze()
     settle_gc(cooperative_worker=True)
     assert gc.get_freeze_count() > 0 and gc.get_threshold() == GEVENT_GC_THRESHOLD
