@@ -8,7 +8,8 @@ difference. Two things ProtoJSON changes on the way: ``Struct`` numbers are doub
 (``1`` arrives as ``1.0``), and zero values of plain proto3 fields are left out.
 
 Errors travel as the gRPC status code of the spec's table
-(:data:`a2a_core.rest.GRPC_STATUS`) with a ``google.rpc.Status`` in the
+(:data:`a2a_core.rest.GRPC_STATUS`, but for :data:`GRPC_ONLY_STATUS`) with a
+``google.rpc.Status`` in the
 ``grpc-status-details-bin`` trailer whose details are the ErrorInfo (and BadRequest) the
 other bindings send; a client reads the typed error back by the ErrorInfo reason.
 """
@@ -20,7 +21,13 @@ from collections.abc import Mapping
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 
-from ..errors import InternalError, InvalidAgentResponseError, InvalidParamsError, RPCError
+from ..errors import (
+    InternalError,
+    InvalidAgentResponseError,
+    InvalidParamsError,
+    RPCError,
+    VersionNotSupportedError,
+)
 from ..jsonvalue import JSONObject, JSONValue
 from ..models import StreamEvent
 from ..rest import decode_status, encode_status
@@ -30,6 +37,7 @@ from ._defaults import with_required_defaults
 from .proto import GrpcMethod, code_number, message_class, pool
 
 __all__ = [
+    "GRPC_ONLY_STATUS",
     "decode_status_details",
     "error_status",
     "params_of",
@@ -40,6 +48,16 @@ __all__ = [
 ]
 
 _STATUS = "google.rpc.Status"
+
+#: Where a gRPC call's code is not the one :data:`a2a_core.rest.GRPC_STATUS` names.
+#: A version the server does not speak is UNIMPLEMENTED, as the 1.0.0 table and the 1.0
+#: conformance kit (GRPC-ERR-002) have it: the rpc is not implemented in that version,
+#: and no change of state makes it so, which is what FAILED_PRECONDITION (the 1.0.1
+#: table's code) would tell a client to wait for. Clients read the error by its
+#: ErrorInfo reason (VERSION_NOT_SUPPORTED), which does not change.
+GRPC_ONLY_STATUS: Mapping[type[RPCError], str] = {
+    VersionNotSupportedError: "UNIMPLEMENTED",
+}
 
 
 def params_of(message: Message) -> JSONObject:
@@ -96,7 +114,7 @@ def error_status(err: RPCError, code_name: str | None = None) -> tuple[str, byte
         PERMISSION_DENIED for a refused caller, UNAVAILABLE when no stream place is free).
     """
     body = encode_status(err)["error"]
-    name = code_name or body["status"]
+    name = code_name or GRPC_ONLY_STATUS.get(type(err)) or body["status"]
     status = json_format.ParseDict(
         {"code": code_number(name), "message": err.message, "details": body["details"] or []},
         message_class(_STATUS)(), descriptor_pool=pool())  # each detail an Any, by its @type

@@ -11,12 +11,15 @@ Two kit lines:
 * ``--kit-10-dev PATH``: the A2A 1.0 kit (branch ``1.0-dev``, version 1.0.0),
   run through its own ``run_tck.py`` over every transport the agent's card
   declares. Prints passed / failed / skipped per RFC 2119 level and per
-  transport, and the kit's per-requirement report.
+  transport, and the kit's per-requirement report. With ``--grpc`` the agent
+  serves gRPC too (ours: ``a2a serve --grpc`` on a fresh SQLite store; the
+  SDK's: its ``GrpcHandler``), so the kit runs its gRPC tests as well.
 * ``--kit-10 PATH`` / ``--kit-03 PATH``: the legacy line (commit 410ba92 for
   1.0, b03fefc for 0.3), run category by category as before; the agent runs
   with ``TCK_LEGACY=1`` (every task stays WORKING).
 
     python tests/conformance/run_tck.py --kit-10-dev /work/tck-1.0
+    python tests/conformance/run_tck.py --kit-10-dev /work/tck-1.0 --grpc
     python tests/conformance/run_tck.py --kit-10 /work/tck-legacy
 """
 
@@ -47,6 +50,8 @@ REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 #: The project venv's gunicorn, beside the interpreter running this script (never $PATH).
 GUNICORN = Path(sys.executable).parent / "gunicorn"
+#: The project venv's ``a2a`` command (``a2a serve --grpc``: gunicorn and the gRPC process).
+A2A_CLI = Path(sys.executable).parent / "a2a"
 AGENT_APP = "examples.tck_agent:app"
 #: Where the 1.0 kit's webhook receiver listens and the agent posts (tck_plugin.py).
 WEBHOOK_HOST = "127.0.0.1"
@@ -95,9 +100,27 @@ def gunicorn_argv(port: int, app: str = AGENT_APP, threads: int = 32) -> list[st
             "-b", f"127.0.0.1:{port}", "--graceful-timeout", "1", app]
 
 
-def sdk_argv(port: int) -> list[str]:
-    """The official a2a-sdk agent for the same contract (sdk_agent.py) under uvicorn."""
-    return [sys.executable, str(HERE / "sdk_agent.py"), str(port)]
+def serve_grpc_argv(port: int, grpc_port: int, app: str = AGENT_APP,
+                    threads: int = 32) -> list[str]:
+    """``a2a serve --grpc``: gunicorn as :func:`gunicorn_argv` has it, and the gRPC process
+    beside it on the same store (which must then be one both open: :func:`grpc_env`)."""
+    return [str(A2A_CLI), "serve", app, "-k", "gthread", "--workers", "1", "--threads",
+            str(threads), "-b", f"127.0.0.1:{port}", "--graceful-timeout", "1",
+            "--log-level", "warning", "--grpc", f"127.0.0.1:{grpc_port}"]
+
+
+def grpc_env(store_dir: Path, grpc_port: int) -> dict[str, str]:
+    """A fresh SQLite store for the run, and the gRPC URL the card lists (``localhost``, as
+    the HTTP interfaces name it)."""
+    return {"A2A_STORE": f"sqlite:///{store_dir / 'tasks.sqlite3'}",
+            "A2A_GRPC_URL": f"localhost:{grpc_port}"}
+
+
+def sdk_argv(port: int, grpc_port: int | None = None) -> list[str]:
+    """The official a2a-sdk agent for the same contract (sdk_agent.py) under uvicorn, and
+    its gRPC server on ``grpc_port`` when given."""
+    return [sys.executable, str(HERE / "sdk_agent.py"), str(port),
+            *([str(grpc_port)] if grpc_port else [])]
 
 
 @contextmanager
@@ -105,7 +128,8 @@ def agent_server(argv: Sequence[str], port: int, env: Mapping[str, str] | None =
                  log: Path | None = None) -> Iterator[str]:
     """The agent in its own process group, answering on ``http://localhost:<port>``."""
     full_env = {**os.environ, "TCK_PORT": str(port), "PYTHONPATH": str(REPO)}
-    full_env.pop("A2A_BASE_URL", None)
+    for name in ("A2A_BASE_URL", "A2A_GRPC_URL", "A2A_STORE"):
+        full_env.pop(name, None)
     full_env.pop(TOKEN_VARIABLE, None)
     full_env.update(env or {})
     log_path = log or _temp_log("tck-agent-")
@@ -140,6 +164,19 @@ def _wait_for_card(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"the agent did not answer on {url} within 30 s (log: {log})")
+
+
+def _wait_for_port(port: int) -> None:
+    """Block until something accepts connections on loopback ``port`` (the gRPC process
+    starts beside gunicorn, not before it)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} within 30 s")
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
@@ -498,6 +535,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--agent", choices=("a2a-wsgi", "sdk"), default="a2a-wsgi",
                         help="1.0-dev: examples/tck_agent.py under gunicorn (default), or the "
                              "official a2a-sdk agent sdk_agent.py under uvicorn")
+    parser.add_argument("--grpc", action="store_true",
+                        help="1.0-dev: serve gRPC too (ours: a2a serve --grpc on a fresh "
+                             "SQLite store; the SDK's: its GrpcHandler) and run its tests")
     parser.add_argument("--transports", default=None,
                         help="1.0-dev: comma-separated subset of the declared transports")
     parser.add_argument("--no-extended-card", action="store_true",
@@ -517,10 +557,33 @@ def _main_10_dev(args: argparse.Namespace, report: dict[str, Any]) -> None:
     kit = args.kit_10_dev.resolve()
     python = kit_python(kit, args.python)
     port = free_port()
-    argv = sdk_argv(port) if args.agent == "sdk" else gunicorn_argv(port)
+    grpc_port = free_port() if args.grpc else None
     # A fresh token per run: the agent serves its extended card to the kit's calls carrying it.
     token = "" if args.agent == "sdk" or args.no_extended_card else secrets.token_urlsafe(24)
-    with agent_server(argv, port, env={TOKEN_VARIABLE: token}) as url:
+    with tempfile.TemporaryDirectory(prefix="tck-store-") as store_dir:
+        env = {TOKEN_VARIABLE: token}
+        if args.agent == "sdk":
+            argv = sdk_argv(port, grpc_port)
+        elif grpc_port:
+            argv = serve_grpc_argv(port, grpc_port)
+            env.update(grpc_env(Path(store_dir), grpc_port))
+        else:
+            argv = gunicorn_argv(port)
+        declared, run = _run_against(args, kit, python, argv, port, grpc_port, env, token)
+    _print_10_dev(args, kit, declared, run, token)
+    report["1.0-dev"] = {"agent": args.agent, "transports": run.transports,
+                         "extended_card": bool(token), "grpc": bool(grpc_port),
+                         "seconds": round(run.seconds, 1), "returncode": run.returncode,
+                         "outcomes": run.outcomes, "kit_report": run.report}
+
+
+def _run_against(args: argparse.Namespace, kit: Path, python: str, argv: Sequence[str],
+                 port: int, grpc_port: int | None, env: Mapping[str, str],
+                 token: str) -> tuple[list[str], KitRun]:
+    """Start the agent, read the transports its card declares, run the kit over them."""
+    with agent_server(argv, port, env=env) as url:
+        if grpc_port:
+            _wait_for_port(grpc_port)
         declared = declared_transports(url)
         wanted = declared
         if args.transports:
@@ -530,6 +593,11 @@ def _main_10_dev(args: argparse.Namespace, report: dict[str, Any]) -> None:
                 print(f"not declared by the card (their tests skip): {undeclared}",
                       file=sys.stderr)
         run = run_kit_10_dev(kit, python, url, wanted, args.timeout, args.verbose, token)
+    return declared, run
+
+
+def _print_10_dev(args: argparse.Namespace, kit: Path, declared: Sequence[str], run: KitRun,
+                  token: str) -> None:
     print(kit_10_dev_summary(run))
     print(f"card declares: {', '.join(declared) or '(nothing the kit knows)'}; tests of "
           "other transports skip; extended card: "
@@ -538,10 +606,6 @@ def _main_10_dev(args: argparse.Namespace, report: dict[str, Any]) -> None:
           f"{kit_10_dev_details(run, args.show_skips)}\n")
     print(requirement_report(run))
     print(f"\nkit log: {run.log}; kit reports: {kit / 'reports'}")
-    report["1.0-dev"] = {"agent": args.agent, "transports": run.transports,
-                         "extended_card": bool(token),
-                         "seconds": round(run.seconds, 1), "returncode": run.returncode,
-                         "outcomes": run.outcomes, "kit_report": run.report}
 
 
 def _main_legacy(args: argparse.Namespace, report: dict[str, Any]) -> None:

@@ -5,11 +5,14 @@ examples/tck_agent.py does by default (the kit's scenarios by messageId
 prefix, anything else completed with an echo), on the SDK's own request
 handler, in-memory task store and push sender, under uvicorn on loopback:
 
-    .venv/bin/python tests/conformance/sdk_agent.py PORT
+    .venv/bin/python tests/conformance/sdk_agent.py PORT [GRPC_PORT]
 
 One JSON-RPC 1.0 endpoint at ``/``; the card, at
 ``/.well-known/agent-card.json``, declares streaming and push notifications
-as ours does. Not a test module: nothing here is collected.
+as ours does. With ``GRPC_PORT`` the same request handler (one task store)
+is also served over gRPC by the SDK's own ``GrpcHandler`` on ``grpc.aio``,
+in the same event loop, and the card lists that GRPC interface after the
+JSON-RPC one. Not a test module: nothing here is collected.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 
+import grpc
 import httpx
 import uvicorn
 from a2a.helpers import (
@@ -31,7 +35,7 @@ from a2a.helpers import (
 )
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
-from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import (
     BasePushNotificationSender,
@@ -39,6 +43,7 @@ from a2a.server.tasks import (
     InMemoryTaskStore,
     TaskUpdater,
 )
+from a2a.types import a2a_pb2_grpc
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
     AgentCard,
@@ -152,13 +157,19 @@ class KitExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(base_url: str) -> Starlette:
+def build_handler(base_url: str,
+                  grpc_url: str | None = None) -> tuple[AgentCard, DefaultRequestHandler]:
+    """The card and the SDK's request handler for the kit's contract; the card lists
+    ``grpc_url`` if given."""
+    interfaces = [AgentInterface(url=base_url, protocol_binding="JSONRPC", protocol_version="1.0")]
+    if grpc_url:
+        interfaces.append(AgentInterface(url=grpc_url, protocol_binding="GRPC",
+                                         protocol_version="1.0"))
     card = AgentCard(
         name="Conformance Agent",
         description="Answers each message as the A2A conformance scenarios describe.",
         version="1.0.0",
-        supported_interfaces=[
-            AgentInterface(url=base_url, protocol_binding="JSONRPC", protocol_version="1.0")],
+        supported_interfaces=interfaces,
         capabilities=AgentCapabilities(streaming=True, push_notifications=True),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
@@ -167,18 +178,42 @@ def build_app(base_url: str) -> Starlette:
                                        "message asks", tags=["a2a", "conformance"])],
     )
     configs = InMemoryPushNotificationConfigStore()
-    handler = DefaultRequestHandler(
+    return card, DefaultRequestHandler(
         agent_executor=KitExecutor(), task_store=InMemoryTaskStore(), agent_card=card,
         push_config_store=configs,
         push_sender=BasePushNotificationSender(httpx.AsyncClient(timeout=10.0), configs))
+
+
+def build_app(card: AgentCard, handler: DefaultRequestHandler) -> Starlette:
+    """The card and the JSON-RPC endpoint at ``/``."""
     return Starlette(routes=[*create_agent_card_routes(card),
                              *create_jsonrpc_routes(handler, "/")])
 
 
+async def serve(port: int, grpc_port: int | None) -> None:
+    """uvicorn (JSON-RPC, card) and, when asked, the SDK's gRPC server, in one event loop."""
+    grpc_url = f"localhost:{grpc_port}" if grpc_port else None
+    card, handler = build_handler(f"http://localhost:{port}/", grpc_url)
+    grpc_server = None
+    if grpc_port:
+        grpc_server = grpc.aio.server()
+        grpc_server.add_insecure_port(f"127.0.0.1:{grpc_port}")
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(  # type: ignore[no-untyped-call]
+            GrpcHandler(handler), grpc_server)
+        await grpc_server.start()
+    config = uvicorn.Config(build_app(card, handler), host="127.0.0.1", port=port,
+                            log_level="warning", lifespan="off")
+    try:
+        await uvicorn.Server(config).serve()
+    finally:
+        if grpc_server is not None:
+            await grpc_server.stop(1)
+
+
 def main() -> None:
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 9999
-    app = build_app(f"http://localhost:{port}/")
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    grpc_port = int(sys.argv[2]) if len(sys.argv) > 2 else None
+    asyncio.run(serve(port, grpc_port))
 
 
 if __name__ == "__main__":

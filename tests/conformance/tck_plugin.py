@@ -12,7 +12,7 @@ offers no option for:
   authenticated GetExtendedAgentCard ("the client MUST authenticate" it with a
   scheme the card declares): with ``TCK_EXTENDED_CARD_TOKEN`` set, the
   JSON-RPC and HTTP+JSON clients send ``Authorization: Bearer <token>`` on that
-  call, and on no other;
+  call, and the gRPC client the same as ``authorization`` metadata, on no other;
 * it writes every test's outcome, RFC 2119 level and transport to the JSON
   file named by ``--outcomes-file``, which ``run_tck.py`` turns into its
   per-level and per-transport tables.
@@ -55,6 +55,7 @@ def _bind_webhook_receiver_to_loopback() -> None:
 
 def _authenticate_extended_card_calls(token: str) -> None:
     """Make the kit's GetExtendedAgentCard calls carry ``token`` as a bearer credential."""
+    from tck.transport.grpc_client import GrpcClient  # type: ignore[import-not-found]
     from tck.transport.http_json_client import HttpJsonClient  # type: ignore[import-not-found]
     from tck.transport.jsonrpc_client import JsonRpcClient  # type: ignore[import-not-found]
 
@@ -63,6 +64,9 @@ def _authenticate_extended_card_calls(token: str) -> None:
         if getattr(get_card, "_authenticated", False):
             continue
         client_class.get_extended_agent_card = _with_bearer(get_card, token)
+    get_card = GrpcClient.get_extended_agent_card
+    if not getattr(get_card, "_authenticated", False):
+        GrpcClient.get_extended_agent_card = _with_bearer_metadata(get_card, token)
 
 
 def _with_bearer(get_card: Any, token: str) -> Any:
@@ -78,6 +82,24 @@ def _with_bearer(get_card: Any, token: str) -> Any:
             return get_card(self)
         finally:
             del headers["Authorization"]
+
+    get_authenticated_card._authenticated = True  # type: ignore[attr-defined]
+    return get_authenticated_card
+
+
+def _with_bearer_metadata(get_card: Any, token: str) -> Any:
+    """``get_card`` with ``authorization`` added to the gRPC client's call metadata.
+
+    The kit's gRPC client sends its class-level ``_METADATA`` (``a2a-version``) on every
+    call; an instance attribute shadows it for this one call.
+    """
+
+    def get_authenticated_card(self: Any) -> Any:
+        self._METADATA = (*type(self)._METADATA, ("authorization", f"Bearer {token}"))
+        try:
+            return get_card(self)
+        finally:
+            del self._METADATA
 
     get_authenticated_card._authenticated = True  # type: ignore[attr-defined]
     return get_authenticated_card

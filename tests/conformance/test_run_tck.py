@@ -6,10 +6,13 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import grpc
 import pytest
 import requests
 import run_tck
 import tck_plugin
+
+from a2a_core._grpc import grpc_methods, request_message
 
 
 def _outcome(outcome: str, level: str, transport: str, reason: str = "") -> dict[str, str]:
@@ -116,3 +119,60 @@ def test_each_run_gives_the_agent_its_own_token_and_the_legacy_agent_none(
                               headers={"A2A-Version": "1.0",
                                        "Authorization": "Bearer run-token"})
         assert (refused.status_code, served.status_code) == (401, 200)
+
+
+class _KitGrpcClient:
+    """What tck_plugin wraps on the gRPC side: a client whose class-level ``_METADATA`` goes
+    on each call."""
+
+    _METADATA = (("a2a-version", "1.0"),)
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[tuple[str, str], ...]] = []
+
+    def get_extended_agent_card(self) -> str:
+        self.seen.append(self._METADATA)
+        return "card"
+
+
+def test_the_plugin_sends_the_token_as_grpc_metadata_on_that_call_only() -> None:
+    client = _KitGrpcClient()
+    get_card = tck_plugin._with_bearer_metadata(_KitGrpcClient.get_extended_agent_card, "t0k")
+    assert get_card(client) == "card"
+    assert client.seen == [(("a2a-version", "1.0"), ("authorization", "Bearer t0k"))]
+    assert client._METADATA == (("a2a-version", "1.0"),)  # the class's again
+    assert "_METADATA" not in vars(client)
+
+
+def _grpc_call(target: str, rpc_name: str, params: dict[str, object],
+               metadata: tuple[tuple[str, str], ...] = ()) -> object:
+    method = next(m for m in grpc_methods() if m.operation.name == rpc_name)
+    with grpc.insecure_channel(target) as channel:
+        rpc = channel.unary_unary(method.path, request_serializer=lambda m: m.SerializeToString(),
+                                  response_deserializer=method.response.FromString)
+        return rpc(request_message(method, params), metadata=metadata, timeout=10)
+
+
+def test_with_grpc_the_agent_serves_all_three_bindings_on_one_store(tmp_path: Path) -> None:
+    port, grpc_port = run_tck.free_port(), run_tck.free_port()
+    argv = run_tck.serve_grpc_argv(port, grpc_port)
+    env = {**run_tck.grpc_env(tmp_path, grpc_port), run_tck.TOKEN_VARIABLE: "run-token"}
+    with run_tck.agent_server(argv, port, env=env) as url:
+        run_tck._wait_for_port(grpc_port)
+        assert run_tck.declared_transports(url) == ["jsonrpc", "http_json", "grpc"]
+        card = requests.get(url + "/.well-known/agent-card.json", timeout=5).json()
+        assert card["supportedInterfaces"][2]["url"] == f"localhost:{grpc_port}"
+        task = _grpc_call(f"localhost:{grpc_port}", "SendMessage", {"message": {
+            "role": "ROLE_USER", "messageId": "tck-complete-task-1",
+            "parts": [{"text": "hi"}]}})
+        task_id = task.task.id  # type: ignore[attr-defined]
+        got = requests.get(f"{url}/rest/tasks/{task_id}", timeout=5,
+                           headers={"A2A-Version": "1.0"})
+        assert got.json()["status"]["state"] == "TASK_STATE_COMPLETED"  # one store
+        with pytest.raises(grpc.RpcError) as refused:
+            _grpc_call(f"localhost:{grpc_port}", "GetExtendedAgentCard", {})
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
+        extended = _grpc_call(f"localhost:{grpc_port}", "GetExtendedAgentCard", {},
+                              (("authorization", "Bearer run-token"),))
+        assert "conformance-extended" in [s.id for s in extended.skills]  # type: ignore[attr-defined]
+    assert list(tmp_path.iterdir())  # the run's store was a file there, not memory

@@ -248,7 +248,7 @@ def test_a_bad_argument_is_invalid_params(both: Both) -> None:
         both.channel().call(Operation.LIST_TASKS, ListTasksRequest(page_size=-1), TIMEOUT)
 
 
-def test_a_version_other_than_1_0_is_refused_with_failed_precondition(both: Both) -> None:
+def test_a_version_other_than_1_0_is_refused_with_unimplemented(both: Both) -> None:
     method = next(m for m in grpc_methods() if m.operation.name == "GetTask")
     with grpc.insecure_channel(both.target) as channel:
         rpc = channel.unary_unary(method.path, request_serializer=lambda m: m.SerializeToString(),
@@ -256,7 +256,7 @@ def test_a_version_other_than_1_0_is_refused_with_failed_precondition(both: Both
         with pytest.raises(grpc.RpcError) as raised:
             rpc(request_message(method, {"id": "t"}), metadata=[("a2a-version", "0.3")],
                 timeout=10)
-    assert raised.value.code() == grpc.StatusCode.FAILED_PRECONDITION  # type: ignore[attr-defined]
+    assert raised.value.code() == grpc.StatusCode.UNIMPLEMENTED  # type: ignore[attr-defined]
     assert isinstance(status_error(raised.value), VersionNotSupportedError)
 
 
