@@ -48,6 +48,10 @@ def _events(chunk: bytes) -> list[dict[str, Any]]:
             if line.startswith("data: ")]
 
 
+# Slow: it needs the stream to stay asleep while the agent commits five updates in a row,
+# which a loaded machine does not promise (the stream may wake between two of them); it
+# runs once, in the full suite, not in the parallel not-slow runs of every Python.
+@pytest.mark.slow
 @pytest.mark.parametrize("binding", ["jsonrpc", "rest"])
 def test_events_committed_before_the_stream_wakes_leave_in_one_chunk(binding: str) -> None:
     agent = Gated()
