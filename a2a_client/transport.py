@@ -14,6 +14,12 @@ Three rules live here and nowhere else:
   ourselves: same-origin hops keep every header, a hop to another origin carries
   only the protocol headers (no custom headers, no session headers, no session
   auth, no cookies).
+* **Memory and time are ours too.** A body is read in chunks of at most
+  :data:`READ_CHUNK` bytes, whatever length the peer declares; a body read whole is
+  refused from its ``Content-Length`` before any of it is read, and otherwise once it
+  passes ``max_body``; it must arrive within the read timeout (a trickling server does
+  not hold the call for ever). A stream's reader can set a deadline on a reply
+  (:attr:`Reply.deadline`) that no read outlasts.
 * **Credentials stay home.** The client's ``auth`` (a requests ``AuthBase``) is
   applied only to a request whose origin is one of the agent's own
   (:attr:`Transport.auth_origins`), and never to a hop that leaves it.
@@ -26,10 +32,12 @@ W3C ``traceparent``; the span ends when the answer's headers arrive.
 from __future__ import annotations
 
 import http.client
+import io
 import logging
 import os
 import re
 import socket
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -37,7 +45,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests.auth import AuthBase
-from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
+from urllib3.exceptions import ConnectTimeoutError, HTTPError, ReadTimeoutError
 
 from a2a_core.errors import RemoteProtocolError
 
@@ -47,6 +55,8 @@ from .errors import ConnectError, ConnectTimeout, ReadTimeout, TimeoutException,
 __all__ = [
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_BODY",
+    "DeadlineExceeded",
+    "READ_CHUNK",
     "Timeout",
     "Reply",
     "Transport",
@@ -62,6 +72,9 @@ Timeout = tuple[float, float]
 DEFAULT_TIMEOUT: Timeout = (5.0, 60.0)
 #: Largest non-streaming body we read (a hostile agent cannot make us buffer gigabytes).
 DEFAULT_MAX_BODY = 32 * 1024 * 1024
+#: Most bytes one read takes off the connection: what a read holds is bounded by this,
+#: not by the length the peer declares (nor by a chunk size it announces).
+READ_CHUNK = 64 * 1024
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -135,14 +148,31 @@ def map_errors() -> Iterator[None]:
         raise ConnectError(str(exc)) from exc
     except requests.exceptions.RequestException as exc:
         raise TransportError(str(exc)) from exc
+    except ReadTimeoutError as exc:  # our reads of a body go to urllib3 directly
+        raise ReadTimeout(str(exc)) from exc
+    except HTTPError as exc:  # a broken connection, a short body, bad chunking or encoding
+        raise TransportError(str(exc)) from exc
+
+
+class DeadlineExceeded(ReadTimeout):
+    """A read was cut short by :attr:`Reply.deadline` (not by the read timeout)."""
 
 
 class Reply:
-    """One HTTP response: status, headers, and the body read whole or incrementally."""
+    """One HTTP response: status, headers, and the body read whole or incrementally.
 
-    def __init__(self, response: requests.Response, max_body: int) -> None:
+    :param read_timeout: the request's read timeout: the longest wait for one read, and
+        the most a body read whole (:meth:`read`) may take.
+    """
+
+    def __init__(self, response: requests.Response, max_body: int,
+                 read_timeout: float | None = None) -> None:
         self._response = response
         self._max_body = max_body
+        self.read_timeout = read_timeout
+        #: ``time.monotonic()`` past which no read waits: one raises ReadTimeout instead
+        #: (None: only the read timeout bounds each read). A stream's reader sets it.
+        self.deadline: float | None = None
         self.status_code: int = response.status_code
         #: Case-insensitive, as requests gives it.
         self.headers: Mapping[str, str] = response.headers
@@ -154,30 +184,92 @@ class Reply:
         """The media type without parameters, lower-cased."""
         return self.headers.get("Content-Type", "").split(";")[0].strip().lower()
 
+    @property
+    def declared_length(self) -> int | None:
+        """The ``Content-Length`` the peer declared (None: none, or not a number)."""
+        value = self.headers.get("Content-Length", "").strip()
+        return int(value) if value.isascii() and value.isdigit() else None
+
     def read(self) -> bytes:
-        """The whole body (read once, then kept), refusing more than ``max_body`` bytes."""
+        """The whole body (read once, then kept), refusing more than ``max_body`` bytes.
+
+        A declared length past the limit is refused before a byte is read; the body must
+        arrive within the read timeout (from this call), however slowly it trickles.
+        """
         if self._body is not None:
             return self._body
-        chunks: list[bytes] = []
-        size = 0
+        declared = self.declared_length
+        if declared is not None and declared > self._max_body:
+            self.close()
+            raise RemoteProtocolError(f"response body larger than {self._max_body} bytes "
+                                      f"(Content-Length: {declared})")
+        if self.deadline is None and self.read_timeout is not None:
+            self.deadline = time.monotonic() + self.read_timeout
+        body = io.BytesIO()
         try:
             for chunk in self.iter_bytes():
-                size += len(chunk)
-                if size > self._max_body:
+                if body.tell() + len(chunk) > self._max_body:
                     raise RemoteProtocolError(f"response body larger than {self._max_body} bytes")
-                chunks.append(chunk)
+                body.write(chunk)
         finally:
             self.close()
-        self._body = b"".join(chunks)
+        self._body = body.getvalue()
         return self._body
 
     def iter_bytes(self) -> Iterator[bytes]:
-        """Chunks as they arrive off the socket (any size, any boundary)."""
+        """Chunks of at most :data:`READ_CHUNK` bytes, as they arrive (any boundary).
+
+        :raises ReadTimeout: a read waited past the read timeout, or :attr:`deadline`
+            passed.
+        """
         if self._body is not None:
             yield self._body
             return
-        with map_errors():
-            yield from self._response.iter_content(chunk_size=None)
+        raw = self._response.raw
+        read1 = getattr(raw, "read1", None)
+        if read1 is None:  # urllib3 older than 2.3: bounded reads, whole chunks
+            with map_errors():
+                for chunk in raw.stream(READ_CHUNK, decode_content=True):
+                    self._check_deadline()
+                    yield chunk
+            return
+        while True:
+            cut = self._arm()
+            with map_errors():
+                try:
+                    chunk = read1(READ_CHUNK)
+                except ReadTimeoutError as exc:
+                    if cut:
+                        self.close()
+                        raise DeadlineExceeded("the response took longer than its "
+                                               "deadline") from exc
+                    raise
+            if not chunk:  # (None: closed under us, by close() or abort())
+                return
+            yield chunk
+
+    def _arm(self) -> bool:
+        """Make the next read wait no longer than the deadline allows; whether it cut the wait.
+        """
+        if self.deadline is None:
+            return False
+        left = self._check_deadline()
+        sock = _socket_of(self._response)
+        if sock is None:
+            return False
+        cut = self.read_timeout is None or left < self.read_timeout
+        sock.settimeout(left if cut else self.read_timeout)
+        return cut
+
+    def _check_deadline(self) -> float:
+        """Seconds left before the deadline; raises ReadTimeout once it has passed."""
+        if self.deadline is None:
+            return float("inf")
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.close()
+            raise DeadlineExceeded("the response took longer than its deadline")
+        return left
 
     def close(self) -> None:
         """Release the connection (idempotent)."""
@@ -316,7 +408,7 @@ class Transport:
             )
             location = response.headers.get("Location")
             if response.status_code not in _REDIRECTS or not location:
-                return Reply(response, self.max_body)
+                return Reply(response, self.max_body, timeout[1])
             response.close()
             log.debug("redirect %s -> %s", response.status_code, safe_url(location))
             url = urljoin(response.url or url, location)
