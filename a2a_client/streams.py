@@ -16,7 +16,7 @@ track of where the task is:
   the caller learns the outcome rather than losing the task.
 
 Memory and time are bounded whatever the server sends: an event (or a line) longer than
-``max_event_size`` characters raises :class:`~a2a_core.errors.RemoteProtocolError`, and a
+``max_event_size`` bytes (UTF-8) raises :class:`~a2a_core.errors.RemoteProtocolError`, and a
 stream that hands on no event for ``event_timeout`` seconds raises
 :class:`~a2a_client.errors.ReadTimeout` without resubscribing: comments and keep-alives
 keep the connection alive, not the stream (the server is there, the task just says
@@ -80,7 +80,7 @@ class EventStream(Iterator[StreamEvent]):
     :param fetch: GetTask, used when resubscribing is refused.
     :param event_timeout: seconds without an event before ReadTimeout (None: no limit
         but the read timeout's); the attribute may be changed before or while iterating.
-    :param max_event_size: the longest event (and line) read, in characters.
+    :param max_event_size: the longest event (and line) read, in bytes of UTF-8.
     """
 
     def __init__(

@@ -207,6 +207,16 @@ def _event_of(size: int) -> Callable[[HostileServer], Iterator[bytes]]:
     return blocks
 
 
+def _astral_event_of(size: int) -> Callable[[HostileServer], Iterator[bytes]]:
+    """An event of ``size`` bytes of 4-byte characters (four bytes each in a str, too)."""
+    def blocks(server: HostileServer) -> Iterator[bytes]:
+        yield b'data: {"jsonrpc": "2.0", "id": 1, "result": "'
+        block = "\U0001f600".encode() * (_BLOCK // 4)
+        for _ in range(size // len(block)):
+            yield block
+    return blocks
+
+
 def _broken(server: HostileServer) -> Iterator[bytes]:
     yield b"\xef\xbb\xbf\xff\xfe garbage without a colon\r"
     yield b"\ndata\r\rdata: {not json}\n\nid: a\x00b\nevent: \x00\n\n"
@@ -259,6 +269,7 @@ CASES: dict[str, tuple[str, Handler]] = {
     "stream-comment-trickle": ("post", sse(_comment_bytes, chunked=False)),
     "stream-event-100m": ("post", sse(_event_of(100 * MB))),
     "stream-event-400m": ("post", sse(_event_of(400 * MB), chunked=False)),
+    "stream-event-400m-astral": ("post", sse(_astral_event_of(400 * MB))),
     "stream-broken": ("post", sse(_broken)),
     "stream-deep": ("post", sse(_deep_event)),
     "stream-retry-0": ("post", sse(_retry(0))),

@@ -51,6 +51,7 @@ EXPECTED = {
     "stream-comment-trickle": "ReadTimeout",
     "stream-event-100m": "RemoteProtocolError",
     "stream-event-400m": "RemoteProtocolError",
+    "stream-event-400m-astral": "RemoteProtocolError",
     "stream-broken": "TransportError",
     "stream-deep": "TransportError",
     "stream-retry-0": "TransportError",
