@@ -3,8 +3,9 @@ through :class:`~a2a_client.streams.EventStream` (the SSE decoder, the event's J
 JSON-RPC or HTTP+JSON stream event decoder, ids and generations) to the typed events.
 
 The first byte chooses the binding (even: JSON-RPC, odd: HTTP+JSON) and the size of the
-reads (1, 2, 4… 128 bytes); the rest is the body of a ``text/event-stream`` answer. Events are
-capped at 4096 characters, so memory stays bounded however the bytes are framed.
+reads (from 1 byte to 4 KiB: :data:`STEPS`); the rest is the body of a
+``text/event-stream`` answer. Events are capped at 4096 bytes, so memory stays bounded
+however the bytes are framed.
 
 Documented errors: :class:`~a2a_core.errors.A2AError`: RemoteProtocolError (an event too
 large), an RPCError sent as an error event, TransportError (the stream ended before the
@@ -27,6 +28,8 @@ with instrumented(__name__ == "__main__"):
     from a2a_core.errors import A2AError
 
 MAX_EVENT = 4096
+#: Read sizes (the first byte's bits 1-3 choose): byte by byte costs, so half are larger.
+STEPS = (1, 2, 3, 7, 16, 61, 256, 4096)
 
 
 class WireBytes:
@@ -58,7 +61,7 @@ def check(data: bytes) -> None:
     if not data:
         return
     decode: Any = rest_stream_event if data[0] & 1 else stream_event
-    step = 1 << ((data[0] >> 1) % 8)
+    step = STEPS[(data[0] >> 1) % 8]
     stream = EventStream(lambda: reply(data[1:], step), decode, reopen=None, fetch=None,
                          event_timeout=None, max_event_size=MAX_EVENT)
     try:

@@ -196,16 +196,16 @@ def signed_card() -> Iterator[bytes]:
 def client_sse() -> Iterator[bytes]:
     events_1_0 = [of(name, "1.0") for name in ("Task", "Task Status Update Event",
                                                  "Task Artifact Update Event", "Message")]
-    yield b"\x10id: 1\ndata: " + _dump(_ok({"task": TASK_1_0})) + b"\n\n"
+    yield b"\x0cid: 1\ndata: " + _dump(_ok({"task": TASK_1_0})) + b"\n\n"
     yield b"\x02data: " + _dump(_ok(TASK_0_3)) + b"\n\n"
     yield b"\x03data: " + _dump({"task": TASK_1_0}) + b"\n\n"
     wrapped = [{"task": events_1_0[0]}, {"statusUpdate": events_1_0[1]},
                {"artifactUpdate": events_1_0[2]}, {"message": events_1_0[3]}]
     events_0_3 = [of("SendStreamingMessageSuccessResponse", "0.3")]
     rpc = b"".join(b"id: %d\ndata: %s\n\n" % (i, _dump(_ok(e))) for i, e in enumerate(wrapped))
-    yield b"\x10" + rpc
+    yield b"\x0e" + rpc
     yield b"\x00" + b"".join(b"data: " + _dump(e) + b"\n\n" for e in events_0_3)
-    yield b"\x11" + b"".join(b"data: " + _dump(e) + b"\n\r\n" for e in wrapped)
+    yield b"\x0b" + b"".join(b"data: " + _dump(e) + b"\n\r\n" for e in wrapped)
     yield b"\x13: hello\r\nretry: 10\r\nevent: x\r\ndata: {\"error\": {\"code\": 404}}\r\n\r\n"
     yield b"\x20" + b"data: " + _dump({"jsonrpc": "2.0", "id": 1,
                                        "error": {"code": -32001, "message": "gone"}}) + b"\n\n"
