@@ -3,7 +3,8 @@ can be measured: ``python hostile_client.py CALL URL`` prints one JSON line with
 error raised (its class and module), the seconds the call took, and the resident memory
 at the start and at the peak of the call (kB, from /proc/self/status).
 
-CALL is ``get_card``, ``send_message`` or ``stream_message``. The client gets short
+CALL is ``get_card``, ``send_message``, ``get_task``, ``cancel_task``, ``stream_message``
+or ``subscribe``. The client gets short
 limits (2 s timeouts and event timeout, one resubscription 50 ms later) and credentials
 (a bearer token and an API key header), which must never reach another origin.
 """
@@ -45,8 +46,13 @@ def call(name: str, url: str) -> None:
         agent.get_card()
     elif name == "send_message":
         agent.send_message("hello")
-    elif name == "stream_message":
-        stream = agent.stream_message("hello")
+    elif name == "get_task":
+        agent.get_task("t-1")
+    elif name == "cancel_task":
+        agent.cancel_task("t-1")
+    elif name in ("stream_message", "subscribe"):
+        stream = agent.stream_message("hello") if name == "stream_message" else \
+            agent.subscribe("t-1")
         stream.event_timeout = TIMEOUT  # per call: no event for this long ends the stream
         for _ in stream:
             pass

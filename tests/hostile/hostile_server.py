@@ -4,7 +4,9 @@ the client's limits are tried against a server that means harm.
 
 Each case is a path prefix: ``http://127.0.0.1:PORT/<case>`` is an agent URL. Its card
 (``/<case>/.well-known/agent-card.json``) is a good one unless the case is about the card;
-a POST to ``/<case>`` (the card's JSON-RPC interface) gets the case's hostile answer. Big
+a POST to ``/<case>`` (the card's JSON-RPC interface) gets the case's hostile answer. A
+case named ``rest-…`` offers the HTTP+JSON binding instead, and any request below
+``/<case>/`` but the card's gets the hostile answer. Big
 bodies are generated as they are sent, never held: the server's memory does not grow
 with the sizes it claims. Every request's path and headers are kept in :attr:`seen`.
 """
@@ -75,11 +77,11 @@ def _chunked(blocks: Iterator[bytes]) -> Iterator[bytes]:
     yield b"0\r\n\r\n"
 
 
-def card_json(url: str) -> bytes:
-    """A good 1.0 card whose JSON-RPC interface is ``url``, streaming on."""
+def card_json(url: str, binding: str = "JSONRPC") -> bytes:
+    """A good 1.0 card whose interface (JSON-RPC, or ``binding``) is ``url``, streaming on."""
     return json.dumps({
         "name": "Hostile Agent", "description": "answers badly on purpose", "version": "1.0.0",
-        "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC",
+        "supportedInterfaces": [{"url": url, "protocolBinding": binding,
                                  "protocolVersion": "1.0"}],
         "capabilities": {"streaming": True},
         "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
@@ -246,7 +248,7 @@ def _to_other(server: HostileServer, req: Request) -> str:
     return server.other.url + "/stolen" + req.path
 
 
-#: case -> (where the hostility is: "card" or "post", handler)
+#: case -> (where the hostility is: "card", "post" (JSON-RPC) or "any" (HTTP+JSON), handler)
 CASES: dict[str, tuple[str, Handler]] = {
     "card-2g": ("card", huge_declared(2 * 1024 * MB)),
     "card-600m": ("card", huge_declared(600 * MB)),
@@ -275,6 +277,15 @@ CASES: dict[str, tuple[str, Handler]] = {
     "stream-retry-0": ("post", sse(_retry(0))),
     "stream-retry-huge": ("post", sse(_retry(10**12))),
     "stream-600m-declared": ("post", huge_declared(600 * MB)),
+    "get-task-deep": ("post", nested(100_000)),
+    "cancel-slowloris": ("post", slowloris_body()),
+    "subscribe-comments": ("post", sse(_comments)),
+    "rest-send-600m": ("any", huge_declared(600 * MB)),
+    "rest-get-task-slowloris": ("any", slowloris_body()),
+    "rest-get-task-deep": ("any", nested(100_000)),
+    "rest-stream-comments": ("any", sse(_comments)),
+    "rest-stream-event-400m": ("any", sse(_event_of(400 * MB), chunked=False)),
+    "rest-stream-broken": ("any", sse(_broken)),
 }
 
 
@@ -363,14 +374,18 @@ class HostileServer:
             conn.close()
 
     def _dispatch(self, conn: socket.socket, req: Request) -> None:
-        case, _, rest = req.path.lstrip("/").partition("/")
+        case, _, below = req.path.lstrip("/").partition("/")
         where, handler = self.cases.get(case, ("", _not_found))
-        is_card = rest.split("?")[0] == ".well-known/agent-card.json"
-        if where == "card" and is_card or where == "post" and req.method == "POST":
+        is_card = below.split("?")[0] == ".well-known/agent-card.json"
+        hostile = (is_card if where == "card" else
+                   req.method == "POST" and not below if where == "post" else
+                   where == "any" and not is_card)
+        if hostile:
             handler(self, conn, req)
             conn.close()
         elif is_card:
-            _answer(conn, card_json(f"{self.url}/{case}"))
+            binding = "HTTP+JSON" if case.startswith("rest-") else "JSONRPC"
+            _answer(conn, card_json(f"{self.url}/{case}", binding))
         else:
             _not_found(self, conn, req)
 

@@ -29,7 +29,7 @@ BUDGET = 2 * TIMEOUT + 2.0
 MEMORY_LIMIT_KB = 50 * 1024
 
 #: case -> the a2a_client / a2a_core error class the call must raise.
-EXPECTED = {
+EXPECTED: dict[str, str] = {
     "card-2g": "RemoteProtocolError",
     "card-600m": "RemoteProtocolError",
     "card-600m-chunked": "RemoteProtocolError",
@@ -57,7 +57,20 @@ EXPECTED = {
     "stream-retry-0": "TransportError",
     "stream-retry-huge": "TransportError",
     "stream-600m-declared": "RemoteProtocolError",
+    "get-task-deep": "RemoteProtocolError",
+    "cancel-slowloris": "ReadTimeout",
+    "subscribe-comments": "ReadTimeout",
+    "rest-send-600m": "RemoteProtocolError",
+    "rest-get-task-slowloris": "ReadTimeout",
+    "rest-get-task-deep": "RemoteProtocolError",
+    "rest-stream-comments": "ReadTimeout",
+    "rest-stream-event-400m": "RemoteProtocolError",
+    "rest-stream-broken": "TransportError",
 }
+
+#: The call each case makes (by the words of its name; get_card for the card's cases).
+CALLS = {"send": "send_message", "stream": "stream_message", "get-task": "get_task",
+         "cancel": "cancel_task", "subscribe": "subscribe"}
 
 #: Findings in files this suite's owner does not own; each xfail is strict, so the fix
 #: turns it into a failure that asks for the mark to go.
@@ -70,7 +83,8 @@ OPEN_FINDINGS = {
 def _call_for(case: str) -> str:
     if CASES[case][0] == "card":
         return "get_card"
-    return "stream_message" if case.startswith("stream") else "send_message"
+    words = case.removeprefix("rest-")
+    return next(call for prefix, call in CALLS.items() if words.startswith(prefix))
 
 
 @pytest.fixture(scope="module")
