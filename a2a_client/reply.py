@@ -157,8 +157,7 @@ class Reply:
             yield chunk
 
     def _arm(self) -> bool:
-        """Make the next read wait no longer than the deadline allows; whether it cut the wait.
-        """
+        """Make the next read wait no longer than the deadline allows; True if it cut it."""
         if self.deadline is None:
             return False
         left = self._check_deadline()

@@ -225,7 +225,7 @@ class EventStream(Iterator[StreamEvent]):
                 for event in self._drain(decoder):
                     yield event
                     self._set_deadline(reply)
-                if self._idle_for() is not None:  # (a reader with no socket to arm)
+                if self._past_event_timeout():  # (a reader with no socket to arm)
                     raise DeadlineExceeded("no event before the stream's deadline")
         decoder.receive_data(b"")
         yield from self._drain(decoder)
@@ -235,14 +235,13 @@ class EventStream(Iterator[StreamEvent]):
         limit = self.event_timeout
         reply.deadline = None if limit is None else self._last_event + limit
 
-    def _idle_for(self) -> float | None:
-        """Seconds since the last event, when past the event timeout (else None)."""
-        idle = time.monotonic() - self._last_event
+    def _past_event_timeout(self) -> bool:
         limit = self.event_timeout
-        return idle if limit is not None and idle >= limit else None
+        return limit is not None and time.monotonic() - self._last_event >= limit
 
     def _idle_error(self) -> ReadTimeout:
-        return ReadTimeout(f"no stream event for {self.event_timeout:g} seconds "
+        """What the caller gets when the event timeout ends the stream."""
+        return ReadTimeout(f"no stream event for {self.event_timeout or 0:g} seconds "
                            "(comments and keep-alives do not count)")
 
     def _drain(self, decoder: SSEDecoder) -> Iterator[StreamEvent]:
