@@ -11,6 +11,8 @@ These rules live here and nowhere else:
   ourselves: same-origin hops keep every header, a hop to another origin carries
   only the protocol headers (no custom headers, no session headers, no session
   auth, no cookies).
+* **The read timeout bounds a header block.** On the client's own session a server
+  cannot trickle its headers for longer (:mod:`a2a_client.deadlines`).
 * **Credentials stay home.** The client's ``auth`` (a requests ``AuthBase``) is
   applied only to a request whose origin is one of the agent's own
   (:attr:`Transport.auth_origins`), and never to a hop that leaves it.
@@ -35,6 +37,7 @@ from requests.auth import AuthBase
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
 from ._client_trace import client_span, otel_trace, safe_url, trace_headers, tracer
+from .deadlines import DeadlineAdapter, header_deadline
 from .errors import TransportError
 from .reply import READ_CHUNK, DeadlineExceeded, Reply, map_errors
 
@@ -109,6 +112,14 @@ def dropped_unanswered(exc: BaseException) -> bool:
     return False
 
 
+def _own_session() -> requests.Session:
+    """A session whose connections bound the wait for a header block (:mod:`.deadlines`)."""
+    session = requests.Session()
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, DeadlineAdapter())
+    return session
+
+
 class Transport:
     """Sends requests through a borrowed or owned :class:`requests.Session`.
 
@@ -132,7 +143,7 @@ class Transport:
         auth_origins: Iterable[str] = (),
     ) -> None:
         self._owned = session is None
-        self._session = session if session is not None else requests.Session()
+        self._session = session if session is not None else _own_session()
         self._templates = dict(headers or {})
         self._environ = environ
         self.max_redirects = max_redirects
@@ -249,7 +260,7 @@ class Transport:
             bare = requests.Request(method, url, data=body, headers=dict(protocol)).prepare()
             return self._session.send(bare, **options)
 
-        with map_errors():
+        with map_errors(), header_deadline(timeout[1]):
             try:
                 return hop()
             except requests.exceptions.ConnectionError as exc:

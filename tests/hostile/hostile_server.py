@@ -173,6 +173,13 @@ def slowloris_body(server_pause: float = 0.2) -> Handler:
     return handle
 
 
+def slowloris_head(server: HostileServer, conn: socket.socket, req: Request) -> None:
+    """The status line and an endless header, a byte every 0.2 s (each inside the read
+    timeout, so only a bound on the whole header block ends it)."""
+    _stream(conn, iter([b"HTTP/1.1 200 OK\r\nX-Pad: "]))
+    _stream(conn, server.trickle(b"a", 0.2))
+
+
 def redirect(to: Callable[[HostileServer, Request], str], status: str = "302 Found") -> Handler:
     def handle(server: HostileServer, conn: socket.socket, req: Request) -> None:
         conn.sendall(_head(status, {"Location": to(server, req), "Content-Length": "0"}))
@@ -261,17 +268,20 @@ CASES: dict[str, tuple[str, Handler]] = {
     "card-half-closed": ("card", half_closed(after_head=False)),
     "card-half-closed-body": ("card", half_closed(after_head=True)),
     "card-slowloris": ("card", slowloris_body()),
+    "card-slowloris-head": ("card", slowloris_head),
     "card-redirect-loop": ("card", redirect(_to_self)),
     "card-redirect-away": ("card", redirect(_to_other)),
     "send-600m": ("post", huge_declared(600 * MB)),
     "send-deep": ("post", nested(100_000)),
     "send-slowloris": ("post", slowloris_body()),
+    "send-slowloris-head": ("post", slowloris_head),
     "send-redirect-away": ("post", redirect(_to_other, "307 Temporary Redirect")),
     "stream-comments": ("post", sse(_comments)),
     "stream-comment-trickle": ("post", sse(_comment_bytes, chunked=False)),
     "stream-event-100m": ("post", sse(_event_of(100 * MB))),
     "stream-event-400m": ("post", sse(_event_of(400 * MB), chunked=False)),
     "stream-event-400m-astral": ("post", sse(_astral_event_of(400 * MB))),
+    "stream-slowloris-head": ("post", slowloris_head),
     "stream-broken": ("post", sse(_broken)),
     "stream-deep": ("post", sse(_deep_event)),
     "stream-retry-0": ("post", sse(_retry(0))),
