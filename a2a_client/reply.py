@@ -81,6 +81,8 @@ class Reply:
         #: ``time.monotonic()`` past which no read waits: one raises ReadTimeout instead
         #: (None: only the read timeout bounds each read). A stream's reader sets it.
         self.deadline: float | None = None
+        #: What the ReadTimeout says when the deadline passes.
+        self.deadline_message = "the response took longer than its deadline"
         self.status_code: int = response.status_code
         #: Case-insensitive, as requests gives it.
         self.headers: Mapping[str, str] = response.headers
@@ -113,6 +115,8 @@ class Reply:
                                       f"(Content-Length: {declared})")
         if self.deadline is None and self.read_timeout is not None:
             self.deadline = time.monotonic() + self.read_timeout
+            self.deadline_message = (f"the response body did not arrive within the read "
+                                     f"timeout ({self.read_timeout:g} s)")
         body = io.BytesIO()
         try:
             for chunk in self.iter_bytes():
@@ -149,8 +153,7 @@ class Reply:
                 except ReadTimeoutError as exc:
                     if cut:
                         self.close()
-                        raise DeadlineExceeded("the response took longer than its "
-                                               "deadline") from exc
+                        raise DeadlineExceeded(self.deadline_message) from exc
                     raise
             if not chunk:  # (None: closed under us, by close() or abort())
                 return
@@ -175,7 +178,7 @@ class Reply:
         left = self.deadline - time.monotonic()
         if left <= 0:
             self.close()
-            raise DeadlineExceeded("the response took longer than its deadline")
+            raise DeadlineExceeded(self.deadline_message)
         return left
 
     def close(self) -> None:
