@@ -58,7 +58,7 @@ from a2a_core.sse import DEFAULT_MAX_EVENT_SIZE, END, NEED_DATA, SSEDecoder
 from .errors import ReadTimeout, TransportError
 from .transport import DeadlineExceeded, Reply
 
-__all__ = ["DEFAULT_EVENT_TIMEOUT", "EventStream"]
+__all__ = ["DEFAULT_EVENT_TIMEOUT", "DEFAULT_MAX_EVENT_SIZE", "EventStream"]
 
 #: Seconds a stream may go without an event (comments and keep-alives do not count):
 #: generous, for agents that work long between updates, but finite.
