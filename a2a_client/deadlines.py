@@ -125,6 +125,7 @@ class _Watched:
 
         handle = WATCHDOG.arm(seconds, cut)
         failure: Exception | None = None
+        response = None
         try:
             response = super().getresponse()  # type: ignore[misc]
         except Exception as exc:
@@ -135,6 +136,8 @@ class _Watched:
         # A cut may also look like a header block ended by EOF: a timeout either way
         # (urllib3 turns it into its ReadTimeoutError).
         if state["cut"]:
+            if response is not None:  # (its reader holds the socket open)
+                response.close()
             raise TimeoutError(f"no complete header block within {seconds:g}s") from failure
         if failure is not None:
             raise failure

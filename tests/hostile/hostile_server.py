@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import threading
 import time
 import zlib
@@ -302,11 +303,14 @@ CASES: dict[str, tuple[str, Handler]] = {
 class HostileServer:
     """A thread per connection on 127.0.0.1; :meth:`close` ends them all."""
 
-    def __init__(self, cases: dict[str, tuple[str, Handler]] | None = None) -> None:
+    def __init__(self, cases: dict[str, tuple[str, Handler]] | None = None,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.cases = CASES if cases is None else cases
         self.seen: list[Request] = []
+        self._tls = tls
         self._listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self._listener.getsockname()[1]}"
         self._stop = threading.Event()
         self._bombs: dict[int, bytes] = {}
         self._lock = threading.Lock()
@@ -365,10 +369,16 @@ class HostileServer:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(10)
+            if self._tls is not None:
+                conn = self._tls.wrap_socket(conn, server_side=True)
+        except OSError:
+            conn.close()
+            return
         with self._lock:
             self._conns.add(conn)
         try:
-            conn.settimeout(10)
             while not self._stop.is_set():
                 req = _read_request(conn)
                 if req is None:
