@@ -272,6 +272,7 @@ CASES: dict[str, tuple[str, Handler]] = {
     "card-slowloris-head": ("card", slowloris_head),
     "card-redirect-loop": ("card", redirect(_to_self)),
     "card-redirect-away": ("card", redirect(_to_other)),
+    "card-redirect-file": ("card", redirect(lambda server, req: "file:///etc/passwd")),
     "send-600m": ("post", huge_declared(600 * MB)),
     "send-deep": ("post", nested(100_000)),
     "send-slowloris": ("post", slowloris_body()),

@@ -44,6 +44,7 @@ EXPECTED: dict[str, str] = {
     "card-slowloris-head": "ReadTimeout",
     "card-redirect-loop": "TransportError",
     "card-redirect-away": "HTTPStatusError",
+    "card-redirect-file": "TransportError",
     "send-600m": "RemoteProtocolError",
     "send-deep": "RemoteProtocolError",
     "send-slowloris": "ReadTimeout",
