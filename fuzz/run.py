@@ -2,11 +2,9 @@
 
     python fuzz/run.py --seconds 60                 # every target, 60 s each
     python fuzz/run.py --seconds 600 jsonrpc rest   # some targets
-    python fuzz/run.py --seconds 600 --merge        # keep what found new coverage
 
 Each target runs in its own process (atheris + libFuzzer) from its seed corpus
-(``fuzz/corpus/<target>``, written to only with ``--merge``: new inputs go to a scratch
-folder, and ``--merge`` adds those that reach new coverage to the corpus) with the
+(``fuzz/corpus/<target>``, never written to: new inputs go to a scratch folder) with the
 findings' rules: an exception the parser does not document, more than 1 s on one input,
 more than ``--rss-limit-mb`` of memory for inputs of at most ``--max-len`` bytes. A finding
 is written to ``--artifacts`` (``fuzz/findings`` by default); copy it to
@@ -46,10 +44,8 @@ class Outcome:
 
 
 def run_target(target: str, seconds: int, *, artifacts: Path, max_len: int = 65536,
-               rss_limit_mb: int = 1024, merge: bool = False,
-               python: str = sys.executable) -> Outcome:
-    """One target for ``seconds``; its executed-input count from libFuzzer's final stats.
-    With ``merge``, the inputs that reached new coverage join the target's corpus."""
+               rss_limit_mb: int = 1024, python: str = sys.executable) -> Outcome:
+    """One target for ``seconds``; its executed-input count from libFuzzer's final stats."""
     artifacts.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"fuzz-{target}-") as scratch:
         command = [python, str(HERE / f"fuzz_{target}.py"), f"-max_total_time={seconds}",
@@ -58,10 +54,6 @@ def run_target(target: str, seconds: int, *, artifacts: Path, max_len: int = 655
                    scratch, str(HERE / "corpus" / target)]
         began = time.monotonic()
         done = subprocess.run(command, capture_output=True, cwd=HERE, timeout=seconds * 3 + 120)
-        if merge and done.returncode == 0:
-            subprocess.run([python, str(HERE / f"fuzz_{target}.py"), "-merge=1",
-                            f"-max_len={max_len}", str(HERE / "corpus" / target), scratch],
-                           capture_output=True, cwd=HERE, timeout=seconds * 3 + 120, check=True)
     found = _EXECUTED.findall(done.stderr)
     return Outcome(target, int(found[-1]) if found else 0, time.monotonic() - began,
                    done.returncode, done.stderr.decode("utf-8", "replace"))
@@ -75,15 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-len", type=int, default=65536, help="largest input, in bytes")
     parser.add_argument("--rss-limit-mb", type=int, default=1024)
     parser.add_argument("--artifacts", type=Path, default=HERE / "findings")
-    parser.add_argument("--merge", action="store_true",
-                        help="add the inputs that reached new coverage to fuzz/corpus/")
     args = parser.parse_args(argv)
     failed = False
     print(f"{'target':<14} {'inputs':>12} {'seconds':>8}  result")
     for target in args.targets or TARGETS:
         outcome = run_target(target, args.seconds, artifacts=args.artifacts.resolve(),
-                             max_len=args.max_len, rss_limit_mb=args.rss_limit_mb,
-                             merge=args.merge)
+                             max_len=args.max_len, rss_limit_mb=args.rss_limit_mb)
         result = "FINDING (see below)" if outcome.found else "ok"
         print(f"{target:<14} {outcome.executed:>12} {outcome.seconds:>8.1f}  {result}",
               flush=True)
