@@ -15,6 +15,13 @@ track of where the task is:
   were away, or it does not stream), it yields the task from ``GetTask`` instead, so
   the caller learns the outcome rather than losing the task.
 
+Memory and time are bounded whatever the server sends: an event (or a line) longer than
+``max_event_size`` bytes (UTF-8) raises :class:`~a2a_core.errors.RemoteProtocolError`, and a
+stream that hands on no event for ``event_timeout`` seconds raises
+:class:`~a2a_client.errors.ReadTimeout` without resubscribing: comments and keep-alives
+keep the connection alive, not the stream (the server is there, the task just says
+nothing; a resubscription would wait the same).
+
 Events that cannot be decoded are logged and skipped, so one odd event does not end
 the stream; a JSON-RPC error event raises its typed error.
 
@@ -46,12 +53,16 @@ from a2a_core.models import (
     TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
 )
-from a2a_core.sse import END, NEED_DATA, SSEDecoder
+from a2a_core.sse import DEFAULT_MAX_EVENT_SIZE, END, NEED_DATA, SSEDecoder
 
-from .errors import TransportError
-from .transport import Reply
+from .errors import ReadTimeout, TransportError
+from .transport import DeadlineExceeded, Reply
 
-__all__ = ["EventStream"]
+__all__ = ["DEFAULT_EVENT_TIMEOUT", "DEFAULT_MAX_EVENT_SIZE", "EventStream"]
+
+#: Seconds a stream may go without an event (comments and keep-alives do not count):
+#: generous, for agents that work long between updates, but finite.
+DEFAULT_EVENT_TIMEOUT = 300.0
 
 log = logging.getLogger("a2a_client")
 
@@ -67,6 +78,9 @@ class EventStream(Iterator[StreamEvent]):
         undecodable, an RPCError for an error response.
     :param reopen: resubscribes; ``None`` disables resuming.
     :param fetch: GetTask, used when resubscribing is refused.
+    :param event_timeout: seconds without an event before ReadTimeout (None: no limit
+        but the read timeout's); the attribute may be changed before or while iterating.
+    :param max_event_size: the longest event (and line) read, in bytes of UTF-8.
     """
 
     def __init__(
@@ -79,7 +93,15 @@ class EventStream(Iterator[StreamEvent]):
         max_reconnects: int = 3,
         reconnect_delay: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
+        event_timeout: float | None = DEFAULT_EVENT_TIMEOUT,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
     ) -> None:
+        if event_timeout is not None and event_timeout <= 0:
+            raise ValueError("event_timeout must be > 0 (or None)")
+        if max_event_size < 1:
+            raise ValueError("max_event_size must be positive")
+        self.event_timeout = event_timeout
+        self.max_event_size = max_event_size
         self._decode = decode
         self._reopen = reopen
         self._fetch = fetch
@@ -102,6 +124,7 @@ class EventStream(Iterator[StreamEvent]):
         self.generation: int | None = None
         #: Gaps in the generations recovered with a GetTask.
         self.gaps = 0
+        self._last_event = time.monotonic()  # (restarted when the iteration starts)
         self._events = self._run()
 
     def __next__(self) -> StreamEvent:
@@ -131,6 +154,7 @@ class EventStream(Iterator[StreamEvent]):
     def _run(self) -> Generator[StreamEvent, None, None]:
         """Read, and on a premature end resubscribe; see the module docstring."""
         failures = 0
+        self._last_event = time.monotonic()
         while True:
             progressed, error = False, None
             try:
@@ -138,8 +162,13 @@ class EventStream(Iterator[StreamEvent]):
                     for event in self._in_order(received):
                         progressed = progressed or not isinstance(event, Task)
                         yield event
+                        self._last_event = time.monotonic()
                     if self._finished(received):
                         return
+            except DeadlineExceeded as exc:  # the event timeout, not a drop: no resubscribing
+                if self._reply.content_type != "text/event-stream":
+                    raise  # (a single JSON answer that trickled past its read timeout)
+                raise self._idle_error() from exc
             except TransportError as exc:
                 error = exc
             except Exception:
@@ -188,13 +217,32 @@ class EventStream(Iterator[StreamEvent]):
         if reply.content_type != "text/event-stream":
             yield self._note(self._decode(_json(reply.read())))
             return
-        decoder = SSEDecoder()
+        decoder = SSEDecoder(max_event_size=self.max_event_size)
+        self._set_deadline(reply)
         for chunk in reply.iter_bytes():
             if chunk:
                 decoder.receive_data(chunk)
-                yield from self._drain(decoder)
+                for event in self._drain(decoder):
+                    yield event
+                    self._set_deadline(reply)
+                if self._past_event_timeout():  # (a reader with no socket to arm)
+                    raise DeadlineExceeded("no event before the stream's deadline")
         decoder.receive_data(b"")
         yield from self._drain(decoder)
+
+    def _set_deadline(self, reply: Reply) -> None:
+        """No read of ``reply`` waits past the event timeout, counted from the last event."""
+        limit = self.event_timeout
+        reply.deadline = None if limit is None else self._last_event + limit
+
+    def _past_event_timeout(self) -> bool:
+        limit = self.event_timeout
+        return limit is not None and time.monotonic() - self._last_event >= limit
+
+    def _idle_error(self) -> ReadTimeout:
+        """What the caller gets when the event timeout ends the stream."""
+        return ReadTimeout(f"no stream event for {self.event_timeout or 0:g} seconds "
+                           "(comments and keep-alives do not count)")
 
     def _drain(self, decoder: SSEDecoder) -> Iterator[StreamEvent]:
         """Every complete event in the decoder, deduplicated by SSE id."""
@@ -270,3 +318,5 @@ def _json(data: bytes | str) -> Any:
         return json.loads(data)
     except ValueError as exc:
         raise RemoteProtocolError(f"stream event is not JSON: {exc}") from exc
+    except RecursionError:  # nesting deeper than Python's json recurses
+        raise RemoteProtocolError("stream event is not JSON we can read: nested too deep") from None

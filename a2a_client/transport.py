@@ -1,11 +1,8 @@
-"""The only module that calls ``requests``: one request in, one :class:`Reply` out.
+"""The only module that sends with ``requests``: one request in, one :class:`Reply` out
+(:mod:`a2a_client.reply` reads it, within bounds, and maps requests' errors to ours).
 
-Three rules live here and nowhere else:
+These rules live here and nowhere else:
 
-* **One exception choke point.** :func:`map_errors` turns every requests/urllib3
-  failure into the :mod:`a2a_client.errors` family, chained ``from`` the original
-  (httpx's ``map_httpcore_exceptions``). It wraps sending *and* reading, so a
-  stream that goes idle raises :class:`ReadTimeout`, not a requests exception.
 * **Custom headers are templates.** ``${NAME}`` placeholders are expanded from the
   environment at every request (a rotated token is picked up on the next call) and
   the expanded values are never stored, logged or put in a message.
@@ -14,6 +11,8 @@ Three rules live here and nowhere else:
   ourselves: same-origin hops keep every header, a hop to another origin carries
   only the protocol headers (no custom headers, no session headers, no session
   auth, no cookies).
+* **The read timeout bounds a header block.** On the client's own session a server
+  cannot trickle its headers for longer (:mod:`a2a_client.deadlines`).
 * **Credentials stay home.** The client's ``auth`` (a requests ``AuthBase``) is
   applied only to a request whose origin is one of the agent's own
   (:attr:`Transport.auth_origins`), and never to a hop that leaves it.
@@ -29,9 +28,7 @@ import http.client
 import logging
 import os
 import re
-import socket
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -39,14 +36,16 @@ import requests
 from requests.auth import AuthBase
 from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
 
-from a2a_core.errors import RemoteProtocolError
-
 from ._client_trace import client_span, otel_trace, safe_url, trace_headers, tracer
-from .errors import ConnectError, ConnectTimeout, ReadTimeout, TimeoutException, TransportError
+from .deadlines import DeadlineAdapter, header_deadline
+from .errors import TransportError
+from .reply import READ_CHUNK, DeadlineExceeded, Reply, map_errors
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "DEFAULT_MAX_BODY",
+    "DeadlineExceeded",
+    "READ_CHUNK",
     "Timeout",
     "Reply",
     "Transport",
@@ -90,11 +89,6 @@ def origin(url: str) -> tuple[str, str, int | None]:
     return scheme, (parts.hostname or "").lower(), parts.port or _DEFAULT_PORTS.get(scheme)
 
 
-def _is_read_timeout(exc: requests.exceptions.ConnectionError) -> bool:
-    """requests reports a read timeout *while streaming* as a ConnectionError around urllib3's."""
-    return any(isinstance(arg, ReadTimeoutError) for arg in exc.args)
-
-
 #: What a server closing a (pooled) connection under a request looks like, before any answer.
 _DROPPED = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
             ConnectionAbortedError)
@@ -118,98 +112,12 @@ def dropped_unanswered(exc: BaseException) -> bool:
     return False
 
 
-@contextmanager
-def map_errors() -> Iterator[None]:
-    """Translate requests' exceptions into ours, most specific first."""
-    try:
-        yield
-    except requests.exceptions.ConnectTimeout as exc:
-        raise ConnectTimeout(str(exc)) from exc
-    except requests.exceptions.ReadTimeout as exc:
-        raise ReadTimeout(str(exc)) from exc
-    except requests.exceptions.Timeout as exc:
-        raise TimeoutException(str(exc)) from exc
-    except requests.exceptions.ConnectionError as exc:
-        if _is_read_timeout(exc):
-            raise ReadTimeout(str(exc)) from exc
-        raise ConnectError(str(exc)) from exc
-    except requests.exceptions.RequestException as exc:
-        raise TransportError(str(exc)) from exc
-
-
-class Reply:
-    """One HTTP response: status, headers, and the body read whole or incrementally."""
-
-    def __init__(self, response: requests.Response, max_body: int) -> None:
-        self._response = response
-        self._max_body = max_body
-        self.status_code: int = response.status_code
-        #: Case-insensitive, as requests gives it.
-        self.headers: Mapping[str, str] = response.headers
-        self.url: str = response.url
-        self._body: bytes | None = None
-
-    @property
-    def content_type(self) -> str:
-        """The media type without parameters, lower-cased."""
-        return self.headers.get("Content-Type", "").split(";")[0].strip().lower()
-
-    def read(self) -> bytes:
-        """The whole body (read once, then kept), refusing more than ``max_body`` bytes."""
-        if self._body is not None:
-            return self._body
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            for chunk in self.iter_bytes():
-                size += len(chunk)
-                if size > self._max_body:
-                    raise RemoteProtocolError(f"response body larger than {self._max_body} bytes")
-                chunks.append(chunk)
-        finally:
-            self.close()
-        self._body = b"".join(chunks)
-        return self._body
-
-    def iter_bytes(self) -> Iterator[bytes]:
-        """Chunks as they arrive off the socket (any size, any boundary)."""
-        if self._body is not None:
-            yield self._body
-            return
-        with map_errors():
-            yield from self._response.iter_content(chunk_size=None)
-
-    def close(self) -> None:
-        """Release the connection (idempotent)."""
-        self._response.close()
-
-    def abort(self) -> None:
-        """From another thread: end a read blocked on this response, then close it.
-
-        Closing alone does not wake a thread blocked in ``recv``; shutting the socket
-        down does (the reader then sees an error or EOF).
-        """
-        sock = _socket_of(self._response)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass  # already closed by the peer or by us
-        self._response.close()
-
-
-def _socket_of(response: requests.Response) -> socket.socket | None:
-    """The socket under a streamed response: urllib3's connection, or http.client's reader.
-
-    Once the body is being read, http.client has detached the socket from the
-    connection; the buffered reader of the response still holds it.
-    """
-    raw = response.raw
-    sock = getattr(getattr(raw, "connection", None), "sock", None)
-    if sock is None:
-        reader = getattr(getattr(raw, "_fp", None), "fp", None)
-        sock = getattr(getattr(reader, "raw", None), "_sock", None)
-    return sock if isinstance(sock, socket.socket) else None
+def _own_session() -> requests.Session:
+    """A session whose connections bound the wait for a header block (:mod:`.deadlines`)."""
+    session = requests.Session()
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, DeadlineAdapter())
+    return session
 
 
 class Transport:
@@ -235,7 +143,7 @@ class Transport:
         auth_origins: Iterable[str] = (),
     ) -> None:
         self._owned = session is None
-        self._session = session if session is not None else requests.Session()
+        self._session = session if session is not None else _own_session()
         self._templates = dict(headers or {})
         self._environ = environ
         self.max_redirects = max_redirects
@@ -316,7 +224,7 @@ class Transport:
             )
             location = response.headers.get("Location")
             if response.status_code not in _REDIRECTS or not location:
-                return Reply(response, self.max_body)
+                return Reply(response, self.max_body, timeout[1])
             response.close()
             log.debug("redirect %s -> %s", response.status_code, safe_url(location))
             url = urljoin(response.url or url, location)
@@ -352,7 +260,7 @@ class Transport:
             bare = requests.Request(method, url, data=body, headers=dict(protocol)).prepare()
             return self._session.send(bare, **options)
 
-        with map_errors():
+        with map_errors(), header_deadline(timeout[1]):
             try:
                 return hop()
             except requests.exceptions.ConnectionError as exc:

@@ -19,7 +19,9 @@ or :data:`END`. It follows the WHATWG "event stream interpretation" rules:
 * an event still incomplete at end of stream is discarded.
 
 Memory is bounded: an event (its data plus the line being read) larger than
-``max_event_size`` characters raises :class:`RemoteProtocolError`.
+``max_event_size`` bytes of UTF-8 raises :class:`RemoteProtocolError`. Counting bytes, not
+characters, bounds the memory held whatever the characters (a str of astral characters
+takes four bytes each).
 
 SSE has no escapes, so the encoder sends a data string with line breaks as
 several ``data:`` lines; the receiver gets ``\\n`` for each of ``\\r\\n``,
@@ -54,7 +56,7 @@ __all__ = [
     "iter_events",
 ]
 
-#: Largest event (in characters) the decoder buffers before giving up.
+#: Largest event (in bytes of UTF-8) the decoder buffers before giving up.
 DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 
 #: The most a stream's writer holds back of one batch's events (each marked ``more``: the
@@ -192,6 +194,11 @@ def encode_retry(ms: int) -> bytes:
 # -- decoding -----------------------------------------------------------------------------
 
 
+def _utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8 (at least the bytes it holds in memory per character)."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 class SSEDecoder:
     """Incremental event-stream parser; holds no socket and never blocks."""
 
@@ -272,7 +279,7 @@ class SSEDecoder:
             line = "".join(self._line_parts) + chunk[self._pos : end]
             self._line_parts.clear()
             self._line_len = 0
-            self._check_size(len(line))
+            self._check_size(_utf8_size(line))
             self._skip_lf = chunk[end] == "\r"
             self._pos = end + 1
             if self._pos >= len(chunk):
@@ -285,14 +292,14 @@ class SSEDecoder:
         """Keep the start of a line that has not ended yet."""
         if text:
             self._line_parts.append(text)
-            self._line_len += len(text)
+            self._line_len += _utf8_size(text)
             self._check_size(self._line_len)
 
     def _check_size(self, pending: int) -> None:
         """Bound memory: a peer must not make us buffer without limit."""
         if pending + self._data_len > self.max_event_size:
             raise RemoteProtocolError(
-                f"server-sent event larger than {self.max_event_size} characters"
+                f"server-sent event larger than {self.max_event_size} bytes"
             )
 
     def _process_line(self, line: str) -> ServerSentEvent | None:
@@ -306,7 +313,7 @@ class SSEDecoder:
             value = value[1:]
         if name == "data":
             self._data.append(value)
-            self._data_len += len(value) + 1
+            self._data_len += _utf8_size(value) + 1
         elif name == "event":
             self._event_type = value
         elif name == "id":

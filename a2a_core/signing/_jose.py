@@ -186,7 +186,7 @@ def parse_protected(protected: str, algorithms: Sequence[str] | None = None) -> 
 
     try:
         header = json.loads(base64url_decode(protected))
-    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+    except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:  # (deep nesting)
         raise MalformedSignatureError("the protected header is not JSON") from exc
     if not isinstance(header, dict) or not isinstance(header.get("alg"), str):
         raise MalformedSignatureError("the protected header is not a JSON object with an alg")

@@ -227,6 +227,23 @@ def test_a_long_unterminated_line_is_refused() -> None:
         decoder.next_event()
 
 
+def test_the_limit_counts_bytes_not_characters() -> None:
+    """25 astral characters are 100 bytes (and 100 bytes of memory): past a 99-byte limit,
+    whether in one line or in many data lines."""
+    grin = "\U0001f600".encode()
+    decoder = SSEDecoder(max_event_size=99)
+    decoder.receive_data(b"data: " + grin * 25)
+    with pytest.raises(RemoteProtocolError, match="larger than 99 bytes"):
+        decoder.next_event()
+    decoder = SSEDecoder(max_event_size=99)
+    decoder.receive_data((b"data: " + grin * 5 + b"\n") * 5)
+    with pytest.raises(RemoteProtocolError):
+        decoder.next_event()
+    decoder = SSEDecoder(max_event_size=99)
+    decoder.receive_data(b"data: " + grin * 23 + b"\n\n")  # (the line: 98 bytes)
+    assert decoder.next_event() == ev("\U0001f600" * 23)
+
+
 def test_many_data_lines_are_refused() -> None:
     decoder = SSEDecoder(max_event_size=100)
     decoder.receive_data(b"data: 123456789\n" * 20)
