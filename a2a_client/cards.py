@@ -132,7 +132,7 @@ def _fetch_one(
     try:
         document = json.loads(body)
         card = decode_card(document)
-    except (ValueError, InvalidParamsError) as exc:
+    except (ValueError, RecursionError, InvalidParamsError) as exc:  # (deep nesting)
         cache.discard(card_url)
         raise RemoteProtocolError(f"invalid agent card at {card_url}: {exc}") from exc
     if check is not None:

@@ -55,11 +55,20 @@ HANGUP_POLL = 1.0
 ClientGone = Callable[[], bool] | None
 
 
+#: More digits than any sequence number we send (a store's is a signed 64-bit integer).
+_MAX_SEQ_DIGITS = 18
+
+
 def parse_seq(value: str | None) -> int | None:
-    """A Last-Event-ID we sent (a decimal sequence number), else None."""
-    if value is None or not value.strip().isdigit():
+    """A Last-Event-ID we sent (ASCII decimal digits, at most 18), else None.
+
+    ``str.isdigit`` alone takes ``'¹'`` (which ``int`` refuses) and any length
+    (past 4,300 digits ``int`` refuses too; past 18 the store's integer overflows).
+    """
+    text = value.strip() if value is not None else ""
+    if not (text.isascii() and text.isdigit()) or len(text) > _MAX_SEQ_DIGITS:
         return None
-    return int(value.strip())
+    return int(text)
 
 
 def _replay_gap(err: EventsExpiredError) -> UnsupportedOperationError:
