@@ -202,7 +202,11 @@ class Transport:
         if tracer is None:
             return self._request(method, url, headers, timeout, body, again)
         with client_span(method, url, body) as span:
-            traced = {**headers, **trace_headers(span)}
+            # A trace the caller names in its own headers is theirs to carry: ours does
+            # not replace it.
+            own = {name.lower() for name in self._templates}
+            traced = {**headers, **{name: value for name, value in trace_headers(span).items()
+                                    if name not in own}}
             reply = self._request(method, url, traced, timeout, body, again)
             span.set_attribute("http.response.status_code", reply.status_code)
             if reply.status_code >= 400:

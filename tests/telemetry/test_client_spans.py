@@ -92,3 +92,13 @@ def test_an_error_answer_and_a_failed_connection_are_error_spans(
                  str(dict(s.attributes or {}).get("url.full"))]
     assert refused.status.status_code is StatusCode.ERROR
     assert any(e.name == "exception" for e in refused.events)
+
+
+def test_a_traceparent_the_caller_names_in_its_headers_is_sent_as_it_is(
+        spans: Any, server: ServerHandle) -> None:
+    theirs = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    with A2AClient(server.url + "/", headers={"Traceparent": theirs}) as client:
+        client.send_message("hello")
+    [server_span] = of_kind(spans, SpanKind.SERVER, "A2A SendMessage")
+    assert f"{server_span.context.trace_id:032x}" == theirs.split("-")[1]
+    assert f"{server_span.parent.span_id:016x}" == theirs.split("-")[2]
