@@ -23,6 +23,8 @@ _CHECKOUT_FORM = re.compile(r"\.venv/bin/pip install (?:-q )?-e (?:\.(?=\s|$)|'\
 
 
 def _extras() -> set[str]:
+    if not (ROOT / "pyproject.toml").is_file():
+        pytest.skip("the tests run from a copy, outside the checkout (.ci/wheel-check)")
     toml = pytest.importorskip("tomllib" if sys.version_info >= (3, 11) else "tomli")
     return set(toml.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"])
