@@ -136,5 +136,9 @@ def test_a_refused_run_fails_its_task_and_a_retry_makes_a_new_one(
 
 
 def test_a_memory_store_is_refused() -> None:
-    with pytest.raises(ValueError, match="share"):
-        Runtime(MetadataEcho(), RuntimeSettings(executor=ThreadQueue()), store="memory")
+    engine = ThreadQueue()
+    try:
+        with pytest.raises(ValueError, match="share"):
+            Runtime(MetadataEcho(), RuntimeSettings(executor=engine), store="memory")
+    finally:
+        engine.close()

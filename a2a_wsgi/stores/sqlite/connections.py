@@ -79,6 +79,9 @@ class Connections:
             self._pid, self._local = os.getpid(), threading.local()
             self._idle, self._held = deque(), weakref.WeakSet()
         held: _Held | None = getattr(self._local, "held", None)
+        if held is not None and self._closed:
+            del self._local.held  # closed by its finalizer; _take raises below
+            held = None
         if held is None:
             held = _Held(self._take())
             weakref.finalize(held, self._give_back, held.conn, self._pid)
@@ -143,16 +146,25 @@ class Connections:
             pause = min(pause * 2, _BACKOFF_MAX)
 
     def close(self) -> None:
-        """Close every connection of this process, held or idle; later use raises."""
+        """Close the idle connections and this thread's; later use raises.
+
+        A connection another thread holds may be in the middle of a statement, and
+        closing it under that thread crashes the process (sqlite3 does not guard
+        it), so that thread closes it itself: when it ends, or at its next
+        :meth:`get`.
+        """
         self._closed = True
-        conns = list(self._idle) + [held.conn for held in list(self._held)]
-        self._idle.clear()
-        for conn in conns:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
-        self._local = threading.local()
+        while self._idle:
+            _quietly_close(self._idle.pop())
+        if self._pid == os.getpid() and getattr(self._local, "held", None) is not None:
+            del self._local.held  # its finalizer runs now and closes it (the store is closed)
+
+
+def _quietly_close(conn: sqlite3.Connection) -> None:
+    try:
+        conn.close()
+    except sqlite3.Error:
+        pass
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
