@@ -102,3 +102,35 @@ def test_ended_greenlets_give_their_connections_back(tmp_path: Path) -> None:
     # descriptor for reuse while others hold locks on the file), not 2 per greenlet ever run.
     assert rounds[-1][1] <= rounds[0][1], rounds
     assert rounds[-1][1] < 2 * 50 + 10, rounds
+
+
+_CLOSE_UNDER_A_READER = """
+import sys, threading, time
+from a2a_wsgi.stores import SQLiteTaskStore
+store = SQLiteTaskStore(sys.argv[1])
+ended = []
+def read():
+    try:
+        while True:
+            store.list()
+    except RuntimeError as exc:
+        ended.append(str(exc))
+readers = [threading.Thread(target=read) for _ in range(4)]
+for t in readers:
+    t.start()
+time.sleep(0.3)
+store.close()
+for t in readers:
+    t.join(10)
+print(ended)
+"""
+
+
+def test_closing_the_store_under_busy_threads_ends_them_with_an_error(tmp_path: Path) -> None:
+    # Closing a connection another thread is using crashes the process (SIGBUS or SIGSEGV
+    # in sqlite3), so this runs in a child: each reader's next use raises instead.
+    done = subprocess.run([sys.executable, "-c", _CLOSE_UNDER_A_READER,
+                           str(tmp_path / "tasks.sqlite3")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == str(["the store is closed"] * 4)
