@@ -10,11 +10,10 @@ an internal error), never as an exception, so the bindings only write the
 :class:`Answered` back in their own framing.
 
 The caller gate is where an operation's need of the caller is decided, once
-for both bindings and every version: an operation of
-an operation whose table entry says ``authenticated`` (the extended card) called by an anonymous
-caller raises the deployment's :class:`Refused` challenge, when the deployment
-authenticates at all (``challenge``). Who the caller is was settled before, by
-the adapter; this only reads ``ctx.identity``.
+for every binding and version: an operation whose table entry says ``authenticated``
+(the extended card) called by an anonymous caller raises the deployment's
+:class:`Refused` challenge, when the deployment authenticates at all (``challenge``).
+Who the caller is was settled before, by the adapter; this only reads ``ctx.identity``.
 """
 
 from __future__ import annotations
@@ -144,7 +143,7 @@ class Answered:
 
 
 class CallPipeline:
-    """Negotiation, context, gates and admission, shared by the bindings.
+    """Negotiation, context, gates and admission: the one call sequence of the bindings.
 
     :param challenge: the refusal of an anonymous caller of an
         ``authenticated`` operation (the deployment's 401 and its

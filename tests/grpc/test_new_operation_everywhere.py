@@ -36,26 +36,39 @@ from typing import Any
 
 import grpc
 import pytest
+
+import a2a_client
+import a2a_core
+import a2a_wsgi
 from google.protobuf import descriptor_pb2
 from grpc_support import Both, served_both
 from werkzeug.test import Client
 
 from a2a_client import A2AClient
+from a2a_client.streams import EventStream
 from a2a_core import wire
 from a2a_core._grpc import add_proto, grpc_method, request_message
 from a2a_core.errors import InvalidParamsError, TaskNotFoundError
 from a2a_core.extensions import ActivatedExtensions
 from a2a_core.jsonvalue import JSONValue
-from a2a_core.models import Message, Task
-from a2a_core.operations import Answer, Params, Result
-from a2a_core.optable import OperationSpec, QueryKind, Route
+from a2a_core.models import (
+    Message,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+)
+from a2a_core.operations import Answer, Events, Params, Result
+from a2a_core.optable import Capability, OperationSpec, QueryKind, Route
 from a2a_core.service import CallContext
-from a2a_core.wire._codecs import encode_model, result_decoder
+from a2a_core.wire._codecs import encode_event, encode_model, result_decoder
+from a2a_core.wire._decode import decode_stream_event
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.settings import ProtocolSettings
 from a2a_wsgi.telemetry import ACCESS_LOGGER
 
-ROOT = Path(__file__).resolve().parents[2]
+#: The packages as imported (the checkout's, or the installed wheel's in .ci/wheel-check).
+PACKAGES = [Path(next(iter(package.__path__))) for package in (a2a_core, a2a_wsgi, a2a_client)]
 
 # -- its model ---------------------------------------------------------------------------
 
@@ -82,6 +95,7 @@ PEEK_PROTO = """
 syntax = "proto3";
 package test.peek;
 import "google/protobuf/struct.proto";
+import "a2a-v1.0.proto";
 
 message PeekTaskRequest {
   string task_id = 1;
@@ -98,6 +112,7 @@ message TaskPeek {
 }
 service PeekService {
   rpc PeekTask(PeekTaskRequest) returns (TaskPeek);
+  rpc FollowTask(PeekTaskRequest) returns (stream lf.a2a.v1.StreamResponse);
 }
 """
 
@@ -109,6 +124,17 @@ PEEK_TASK: OperationSpec[PeekTaskRequest, TaskPeek] = OperationSpec(
     encode_result=encode_model, decode_result=result_decoder(TaskPeek),
     routes=(Route("GET", ("tasks", "{taskId}:peek"), query={"note": QueryKind.STRING}),),
     authorize="peek", repeatable=True, grpc_service="test.peek.PeekService",
+)
+
+#: A streaming one: the task as a stream of one event (its streaming kind is the entry's).
+FOLLOW_TASK: OperationSpec[PeekTaskRequest, StreamEvent] = OperationSpec(
+    name="FollowTask", name_0_3="tasks/follow",
+    request=PeekTaskRequest, results=(Task, Message, TaskStatusUpdateEvent,
+                                      TaskArtifactUpdateEvent),
+    encode_result=encode_event, decode_result=decode_stream_event,
+    routes=(Route("POST", ("tasks", "{taskId}:follow"), body=True),),
+    streams=True, needs=Capability.STREAMING, authorize="peek",
+    grpc_service="test.peek.PeekService",
 )
 
 # -- its handler -------------------------------------------------------------------------
@@ -128,12 +154,25 @@ def _peek_handler(app: A2AApp) -> Any:
 
     return peek
 
+
+def _follow_handler(app: A2AApp) -> Any:
+    operations = app.dispatcher.operations
+
+    def follow(params: Params, ctx: CallContext, activated: ActivatedExtensions) -> Answer:
+        request = wire.decode_params(FOLLOW_TASK, params, ctx.version)
+        return Events(iter([operations.authorized_task(request.task_id, FOLLOW_TASK, ctx)]))
+
+    return follow
+
 # -- its client method -------------------------------------------------------------------
 
 
 class PeekClient(A2AClient):
     def peek_task(self, task_id: str, note: str | None = None) -> TaskPeek:
         return self._call(PEEK_TASK, PeekTaskRequest(task_id=task_id, note=note))
+
+    def follow_task(self, task_id: str) -> EventStream:
+        return self._stream(FOLLOW_TASK, PeekTaskRequest(task_id=task_id))
 
 # -- the agent and the deployment (not the operation) -------------------------------------
 
@@ -157,12 +196,15 @@ def _authorize(operation: object, task: Task) -> bool:
 
 def _compiled(tmp: Path) -> descriptor_pb2.FileDescriptorProto:
     """PEEK_PROTO through the pinned protoc (grpcio-tools, the test extra)."""
+    import google.api
     from grpc_tools import protoc
 
     (tmp / "peek.proto").write_text(PEEK_PROTO)
     include = str(importlib.resources.files("grpc_tools") / "_proto")
+    google_api = str(Path(next(iter(google.api.__path__))).parent.parent)
     out = tmp / "peek.binpb"
-    assert protoc.main(["protoc", f"-I{tmp}", f"-I{include}",
+    assert protoc.main(["protoc", f"-I{tmp}", f"-I{PACKAGES[0] / 'schemas'}",
+                        f"-I{google_api}", f"-I{include}",
                         f"--descriptor_set_out={out}", "peek.proto"]) == 0
     (file,) = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes()).file
     return file
@@ -178,7 +220,14 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Both]:
     with served_both(_app()) as served:
         add_proto(_compiled(tmp_path_factory.mktemp("peek")))
         served.app.dispatcher.add_operation(PEEK_TASK, _peek_handler(served.app))
+        served.app.dispatcher.add_operation(FOLLOW_TASK, _follow_handler(served.app))
         yield served
+
+
+def _client(both: Both, binding: str) -> PeekClient:
+    """Our client over ``binding`` (gRPC: at the server's target)."""
+    return PeekClient(both.url, binding=binding,
+                      endpoint=both.target if binding == "GRPC" else None)
 
 
 def _rpc(client: Client, method: str, params: Any, version: str = "1.0") -> Any:
@@ -201,12 +250,16 @@ def _grpc_peek(both: Both, params: dict[str, JSONValue]) -> grpc.RpcError | Any:
 
 def test_no_file_of_the_packages_names_the_operation() -> None:
     """Nothing was special-cased for it: the packages know none of its names."""
-    names = ("PeekTask", "TaskPeek", "tasks/peek", ":peek", "test.peek", '"peek"')
-    for package in ("a2a_core", "a2a_wsgi", "a2a_client"):
-        for path in (ROOT / package).rglob("*.py"):
+    names = ("PeekTask", "TaskPeek", "tasks/peek", ":peek", "test.peek", '"peek"',
+             "FollowTask", "tasks/follow", ":follow")
+    read = 0
+    for package in PACKAGES:
+        for path in package.rglob("*.py"):
             text = path.read_text()
+            read += 1
             found = [name for name in names if name in text]
-            assert not found, f"{path.relative_to(ROOT)} names {found}"
+            assert not found, f"{path} names {found}"
+    assert read > 100  # (the packages were found and read)
 
 
 def test_without_its_entry_no_binding_serves_it(both: Both) -> None:
@@ -234,8 +287,7 @@ def test_a_new_operation_through_all_three_bindings(both: Both) -> None:
                         artifact_names=("echoed",), note="hi")
     answers = {}
     for binding in ("JSONRPC", "HTTP+JSON", "GRPC"):
-        pinned = {"endpoint": both.target} if binding == "GRPC" else {}
-        with PeekClient(both.url, binding=binding, **pinned) as client:
+        with _client(both, binding) as client:
             asked.clear()
             answers[binding] = client.peek_task(task.id, note="hi")
             assert asked == ["peek"]  # the entry's own kind, asked once
@@ -245,6 +297,19 @@ def test_a_new_operation_through_all_three_bindings(both: Both) -> None:
                 client.peek_task(task.id, note="n" * 257)
             assert "note" in too_long.value.message, binding
     assert answers == {"JSONRPC": expected, "HTTP+JSON": expected, "GRPC": expected}
+
+
+def test_a_new_streaming_operation_streams_over_all_three_bindings(both: Both) -> None:
+    """SSE over JSON-RPC and HTTP+JSON, a server-streaming rpc over gRPC: as the entry says."""
+    with A2AClient(both.url, binding="JSONRPC") as plain:
+        task = plain.send_message("hello")
+        assert isinstance(task, Task)
+        expected = plain.get_task(task.id)
+    for binding in ("JSONRPC", "HTTP+JSON", "GRPC"):
+        with _client(both, binding) as client:
+            events = list(client.follow_task(task.id))
+        assert [type(e) for e in events] == [Task], binding
+        assert (events[0].id, events[0].status.state) == (expected.id, expected.status.state)
 
 
 def test_the_entry_decides_names_routes_decoding_and_the_task_id_rule(both: Both) -> None:
@@ -288,8 +353,7 @@ def test_the_access_record_names_it_on_every_binding(
     assert isinstance(task, Task)
     with caplog.at_level(logging.INFO, logger=ACCESS_LOGGER):
         for binding in ("JSONRPC", "HTTP+JSON", "GRPC"):
-            pinned = {"endpoint": both.target} if binding == "GRPC" else {}
-            with PeekClient(both.url, binding=binding, **pinned) as client:
+            with _client(both, binding) as client:
                 client.peek_task(task.id)
     lines = [r.getMessage() for r in caplog.records if r.name == ACCESS_LOGGER
              and "PeekTask" in r.getMessage()]
