@@ -22,13 +22,15 @@ import enum
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TypeVar, cast
 
 from ..jsonvalue import JSONObject, JSONValue
 from ._common import MAX_IDENTIFIER_LENGTH, MAX_REFERENCE_TASK_IDS, invalid
 from ._fields import Fields
 
 __all__ = ["derived_decoder", "derived_limits", "derived_writer"]
+
+T = TypeVar("T")
 
 
 class _Kind(enum.Enum):
@@ -90,7 +92,10 @@ def _members(cls: type) -> tuple[_Member, ...]:
         return known
     if not _is_model(cls):
         raise TypeError(f"no codec can be derived for {cls!r}: it is not a dataclass model")
-    hints = typing.get_type_hints(cls)
+    try:
+        hints = typing.get_type_hints(cls)
+    except NameError as exc:  # an annotation names what its module imports for typing only
+        raise TypeError(f"no codec can be derived for {cls.__name__}: {exc}") from None
     members = []
     for f in dataclasses.fields(cls):
         tp, optional = hints[f.name], False
@@ -119,26 +124,26 @@ class _Writer(typing.Protocol):
 
 #: What deriving found, per model (decoders and writers are derived once too).
 _MEMBERS: dict[type, tuple[_Member, ...]] = {}
-_DECODERS: dict[type, Callable[[object, str], Any]] = {}
+_DECODERS: dict[type, Callable[[object, str], object]] = {}
 _WRITERS: dict[type, Callable[[object, _Writer], JSONObject]] = {}
 _LIMITS: dict[type, Callable[[Fields], None]] = {}
 
 
-def _model_decoder(model: type) -> Callable[[object, str], Any]:
+def _model_decoder(model: type) -> Callable[[object, str], object]:
     from ._decode_requests import DECODERS  # (it names this module's fallback)
 
     return DECODERS.get(model) or derived_decoder(model)
 
 
-def derived_decoder(cls: type) -> Callable[[object, str], Any]:
+def derived_decoder(cls: type[T]) -> Callable[[object, str], T]:
     """A tolerant decoder of ``cls`` read from its fields: ``(data, path) -> cls``."""
     known = _DECODERS.get(cls)
     if known is not None:
-        return known
+        return cast("Callable[[object, str], T]", known)
     members = _members(cls)
     nested = {m.field: _model_decoder(m.model) for m in members if m.model is not None}
 
-    def decode(data: object, path: str) -> Any:
+    def decode(data: object, path: str) -> T:
         f = Fields(data, path)
         values: dict[str, object] = {}
         for m in members:
