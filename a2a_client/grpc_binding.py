@@ -36,7 +36,7 @@ from requests.auth import AuthBase
 from a2a_core._grpc import (
     GrpcMethod,
     decode_status_details,
-    grpc_methods,
+    grpc_method,
     request_message,
     result_value,
 )
@@ -102,7 +102,6 @@ class GrpcChannel:
         self._credentials = credentials
         self._lock = threading.Lock()
         self._channels: dict[tuple[str, bool], grpc.Channel] = {}
-        self._methods = {method.operation.name: method for method in grpc_methods()}
         #: ``a2a-version`` the server echoed on its last answer (None: not sent).
         self.server_version: str | None = None
         #: Extensions the server reported active on its last answer.
@@ -164,9 +163,9 @@ class GrpcChannel:
     def _prepare(
         self, op: AnyOperation, request: Any
     ) -> tuple[GrpcMethod, Message, tuple[tuple[str, str], ...], grpc.Channel]:
-        method = self._methods.get(op.name)
+        method = grpc_method(op)  # (the entry names its service; the proto, the messages)
         if method is None:
-            raise InvalidParamsError(f"{op.name} is not an rpc of the A2A gRPC service")
+            raise InvalidParamsError(f"{op.name} is not an rpc of the {op.grpc_service} service")
         endpoint = self._endpoint()
         if endpoint.tenant and getattr(request, "tenant", "") is None:
             request = dataclasses.replace(request, tenant=endpoint.tenant)

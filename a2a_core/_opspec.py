@@ -78,8 +78,9 @@ class OperationSpec(Generic[Req, Res]):
     results: tuple[type, ...]
     encode_result: codecs.ResultEncoder[Res]
     decode_result: codecs.ResultDecoder[Res]
-    #: The caps the params are held to.
-    limits: Limits
+    #: The caps the params are held to (None: derived from the request model's fields,
+    #: :func:`a2a_core.wire._derived.derived_limits`).
+    limits: Limits | None = None
     #: A one-pass decoder for the common shape of the params (None: none), tried first.
     quick_decode: codecs.QuickDecoder[Req] | None = None
     #: HTTP+JSON routes; where there are two methods, the first is the one the client sends.
@@ -89,8 +90,10 @@ class OperationSpec(Generic[Req, Res]):
     #: The card capability the agent must declare (None: none).
     needs: Capability | None = None
     #: What ``authorize_task`` is asked about the task the call names (None: it names
-    #: none). A message continuing a task is asked GET: the answer holds the task.
-    authorize: AuthorizeOperation | None = None
+    #: none). A message continuing a task is asked GET: the answer holds the task. A kind
+    #: of access none of :class:`AuthorizeOperation` names is a string of the entry's own
+    #: (a callback that does not know it denies).
+    authorize: AuthorizeOperation | str | None = None
     #: Only an authenticated caller may call it, when the deployment has auth (an anonymous
     #: one gets the deployment's challenge, before the operation runs).
     authenticated: bool = False
@@ -103,6 +106,9 @@ class OperationSpec(Generic[Req, Res]):
     #: the task-id requests, and 0.3's push-config Get/List/Delete (1.0 sends ``taskId``
     #: beside a config ``id``).
     task_in_id: bool = False
+    #: The gRPC service whose rpc named :attr:`name` carries it: the A2A proto's, or, for a
+    #: deployment's own operation, one of its own proto (:func:`a2a_core._grpc.add_proto`).
+    grpc_service: str = "lf.a2a.v1.A2AService"
     #: How the params become ``request`` where its model's tolerant decoder will not do
     #: (None: that decoder, :func:`~a2a_core.wire._codecs.request_decoder`).
     params_decoder: codecs.RequestDecoder[Req] | None = None

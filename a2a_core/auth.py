@@ -61,10 +61,12 @@ __all__ = [
 ]
 
 
-class AuthorizeOperation(enum.Enum):
+class AuthorizeOperation(str, enum.Enum):
     """What the caller wants to do with a task (push operations are separate so that
     read access does not imply the right to redirect webhooks). Each operation's entry
-    says which it asks (:attr:`a2a_core.optable.OperationSpec.authorize`)."""
+    says which it asks (:attr:`a2a_core.optable.OperationSpec.authorize`): one of these,
+    or a string of its own for a kind none of them names. Each member is its value too
+    (``AuthorizeOperation.GET == "get"``), so a callback compares every kind alike."""
 
     GET = "get"
     CANCEL = "cancel"
@@ -119,7 +121,7 @@ def _is_allowed(answer: object) -> bool:
 def _call(
     callback: AuthorizeCallback,
     takes_context: bool,
-    operation: AuthorizeOperation,
+    operation: AuthorizeOperation | str,
     task: Task,
     context: AuthorizationContext,
 ) -> object:
@@ -132,7 +134,7 @@ def _call(
 def _decide(
     callback: AuthorizeCallback,
     takes_context: bool,
-    operation: AuthorizeOperation,
+    operation: AuthorizeOperation | str,
     task: Task,
     context: AuthorizationContext,
 ) -> None:
@@ -176,7 +178,7 @@ class TaskAuthorizer:
         return self._takes_context
 
     def authorize(
-        self, operation: AuthorizeOperation, task: Task, context: AuthorizationContext
+        self, operation: AuthorizeOperation | str, task: Task, context: AuthorizationContext
     ) -> None:
         """Return when allowed; raise TaskNotFoundError (or the callback's RPCError) when not.
 
@@ -219,7 +221,7 @@ class TaskAuthorizer:
 
 def authorize(
     callback: AuthorizeCallback | None,
-    operation: AuthorizeOperation,
+    operation: AuthorizeOperation | str,
     task: Task,
     context: AuthorizationContext,
 ) -> None:

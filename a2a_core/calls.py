@@ -1,24 +1,27 @@
 """What every call goes through between its binding and its operation.
 
-Both bindings (JSON-RPC, HTTP+JSON) read their own framing, then hand the
-operation and its params here: extensions are negotiated, the
-:class:`~a2a_core.service.CallContext` is built, the capability gates, the
-caller gate and the stream admission are applied, and
-:class:`~a2a_core.operations.Operations` runs. The bindings write the answer
-back in their own framing.
+The three bindings (JSON-RPC, HTTP+JSON, gRPC) read their own framing, then hand the
+operation, its params and the version to :meth:`CallPipeline.call`, the one call sequence:
+extensions are negotiated, the :class:`~a2a_core.service.CallContext` is built, the
+capability gates, the caller gate and the stream admission are applied, and
+:class:`~a2a_core.operations.Operations` runs. Whatever goes wrong in there comes back as
+one :class:`Failed` (a busy worker, a refused caller, an A2A error, a bug logged here as
+an internal error), never as an exception, so the bindings only write the
+:class:`Answered` back in their own framing.
 
 The caller gate is where an operation's need of the caller is decided, once
-for both bindings and every version: an operation of
-an operation whose table entry says ``authenticated`` (the extended card) called by an anonymous
-caller raises the deployment's :class:`Refused` challenge, when the deployment
-authenticates at all (``challenge``). Who the caller is was settled before, by
-the adapter; this only reads ``ctx.identity``.
+for every binding and version: an operation whose table entry says ``authenticated``
+(the extended card) called by an anonymous caller raises the deployment's
+:class:`Refused` challenge, when the deployment authenticates at all (``challenge``).
+Who the caller is was settled before, by the adapter; this only reads ``ctx.identity``.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from .errors import InternalError, RPCError
@@ -31,14 +34,16 @@ from .extensions import (
 from .http import HttpRequest, HttpResponse
 from .jsonvalue import JSONValue
 from .observe import UNOBSERVED, CallRecord
-from .operations import Operations, Outcome, Stream
+from .operations import Answer, Events, Operations
 from .optable import AnyOperation, check_capability
 from .service import A2AService, CallContext, StreamItem
 from .streaming import closing
 from .tasks import merge_metadata, with_identity
 from .versioning import V0_3
 
-__all__ = ["Busy", "CallPipeline", "Refused", "StreamAdmission"]
+__all__ = ["Answered", "Busy", "CallPipeline", "Failed", "Refused", "StreamAdmission"]
+
+logger = logging.getLogger("a2a_core.server")
 
 #: What an app without extensions activates for every request (immutable, so shared).
 _NONE_ACTIVE = ActivatedExtensions()
@@ -100,8 +105,45 @@ class Refused(Exception):
                             body.encode())
 
 
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """A call that ended in an error before its answer: what each binding writes in its
+    own shape (a JSON-RPC error, a ``google.rpc.Status`` body, a gRPC status)."""
+
+    error: RPCError
+    #: The HTTP status when it is not the binding's usual one for ``error``: 503 when no
+    #: stream place is free, a refused caller's 401 or 403 (None: the usual one).
+    status: int | None = None
+    #: Sent with it: ``Retry-After``, a refused caller's ``WWW-Authenticate`` challenges.
+    headers: tuple[tuple[str, str], ...] = ()
+    #: The caller gate turned the caller away (:class:`Refused`).
+    refused: bool = False
+
+    @classmethod
+    def of(cls, exc: Exception) -> Failed:
+        """The failure ``exc`` stands for; anything but an A2A error is a bug, logged here
+        and answered as an internal error (never shown to the peer)."""
+        if isinstance(exc, Busy):
+            return cls(exc.error(), 503, tuple(exc.headers()))
+        if isinstance(exc, Refused):
+            return cls(exc.error, exc.status, exc.headers, refused=True)
+        if isinstance(exc, RPCError):
+            return cls(exc)
+        logger.exception("unhandled error while answering a call", exc_info=exc)
+        return cls(InternalError())
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What :meth:`CallPipeline.call` hands back: the operation's answer or its failure, and
+    the response headers every binding sends (``A2A-Version``, ``A2A-Extensions``)."""
+
+    answer: Answer | Failed
+    headers: list[tuple[str, str]]
+
+
 class CallPipeline:
-    """Negotiation, context, gates and admission, shared by the bindings.
+    """Negotiation, context, gates and admission: the one call sequence of the bindings.
 
     :param challenge: the refusal of an anonymous caller of an
         ``authenticated`` operation (the deployment's 401 and its
@@ -127,6 +169,33 @@ class CallPipeline:
         self.extensions = tuple(extensions)
         self.stream_admission = stream_admission
         self.challenge = challenge
+
+    def call(
+        self,
+        request: HttpRequest,
+        operation: AnyOperation,
+        params: Mapping[str, JSONValue],
+        version: str,
+        *,
+        base_url: str | None,
+        metadata: Mapping[str, JSONValue] | None,
+        identity: object,
+        tenant: str | None = None,
+        record: CallRecord = UNOBSERVED,
+    ) -> Answered:
+        """The one call sequence: activate, context, run (:meth:`run`); an error becomes
+        :class:`Failed`, noted in ``record``."""
+        record.operating(operation, params)
+        activated: ActivatedExtensions | None = None
+        try:
+            activated = self.activate(request, params, version)
+            ctx = self.context(request, params, version, activated, base_url=base_url,
+                               metadata=metadata, identity=identity, tenant=tenant)
+            answer: Answer | Failed = self.run(operation, params, ctx, activated, record)
+        except Exception as exc:
+            answer = Failed.of(exc)
+            record.failed(answer.error)
+        return Answered(answer, self.response_headers(version, activated))
 
     def activate(
         self, request: HttpRequest, params: Mapping[str, JSONValue], version: str
@@ -189,7 +258,7 @@ class CallPipeline:
         ctx: CallContext,
         activated: ActivatedExtensions,
         record: CallRecord = UNOBSERVED,
-    ) -> Outcome:
+    ) -> Answer:
         """Capability gates, the caller gate (:class:`Refused`), stream admission
         (:class:`Busy`), then the operation.
 
@@ -203,7 +272,7 @@ class CallPipeline:
         params: Mapping[str, JSONValue],
         ctx: CallContext,
         activated: ActivatedExtensions,
-    ) -> Outcome:
+    ) -> Answer:
         check_capability(operation, self.service.agent_card().capabilities, ctx.version)
         if self.challenge is not None and ctx.identity is None \
                 and operation.authenticated:
@@ -218,10 +287,10 @@ class CallPipeline:
         except BaseException:
             admission.release()
             raise
-        if not isinstance(outcome, Stream):
+        if not isinstance(outcome, Events):
             admission.release()
             return outcome
-        return Stream(_released(outcome.items, admission.release))
+        return Events(_released(outcome.items, admission.release))
 
     def response_headers(
         self, version: str, activated: ActivatedExtensions | None

@@ -6,8 +6,9 @@ Order of checks, and why:
    from a body that is not a JSON-RPC request;
 2. version, then method, then extensions: an unsupported version is refused
    before anything runs; the request id is echoed whenever it was readable;
-3. capability gates, stream admission, params, authorization, the operation
-   (:mod:`a2a_core.calls`, :mod:`a2a_core.operations`).
+3. extensions, capability gates, stream admission, params, authorization, the
+   operation: the one call sequence of :mod:`a2a_core.calls`, which answers a
+   :class:`~a2a_core.calls.Failed` for anything that went wrong there.
 
 Every error, the streaming methods' included when nothing was streamed yet,
 is a JSON-RPC error response (``application/json``, HTTP 200; 503 with
@@ -17,24 +18,20 @@ is a JSON-RPC error response (``application/json``, HTTP 200; 503 with
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from . import wire
-from .calls import Busy, CallPipeline, Refused
-from .errors import InternalError, InvalidRequestError, RPCError, VersionNotSupportedError
-from .extensions import ActivatedExtensions
+from .calls import CallPipeline, Failed, Refused
+from .errors import InvalidRequestError, RPCError, VersionNotSupportedError
 from .http import HttpRequest, HttpResponse
 from .jsonrpc import RPCRequest, encode_error_response, encode_response, parse_request
 from .observe import JSONRPC, observed
-from .operations import Stream
+from .operations import Events
 from .streaming import SSE_HEADERS, sse_body
 from .versioning import V0_3, V1_0, negotiate_version
 
 __all__ = ["JsonRpcBinding"]
-
-logger = logging.getLogger("a2a_core.server")
 
 _JSON = "application/json"
 
@@ -59,7 +56,6 @@ class JsonRpcBinding:
         record = observed(request)
         record.start(JSONRPC, version, identity)
         request_id: Any = None
-        activated: ActivatedExtensions | None = None
         try:
             rpc = self._parse(request, version)
             request_id = rpc.id
@@ -67,45 +63,28 @@ class JsonRpcBinding:
             if version_error is not None:
                 raise version_error
             operation = self.calls.operations.table.for_method(rpc.method)
-            params: Mapping[str, Any] = rpc.params or {}
-            record.operating(operation, params)
-            activated = self.calls.activate(request, params, version)
-            ctx = self.calls.context(request, params, version, activated, base_url=base_url,
-                                     metadata=metadata, identity=identity)
-            outcome = self.calls.run(operation, params, ctx, activated, record)
-        except Busy as busy:
-            record.failed(busy.error())
-            answer = self._error(request_id, busy.error(), version, activated)
-            return HttpResponse(503, [*answer.headers, *busy.headers()], answer.body)
-        except Refused as refused:
-            record.failed(refused.error)
-            return self._refused(request_id, refused, version)
-        except RPCError as err:
+        except RPCError as err:  # the envelope, the version or the method: nothing ran
             record.failed(err)
             # A parse error knows the id when it could read one; later errors use rpc.id.
             echoed = request_id if request_id is not None else err.request_id
             record.identify(echoed)
-            return self._error(echoed, err, version, activated)
-        except Exception:
-            logger.exception("unhandled error while dispatching a JSON-RPC request")
-            record.failed(InternalError())
-            return self._error(request_id, InternalError(), version, activated)
-        headers = self.calls.response_headers(version, activated)
-        if isinstance(outcome, Stream):
-            body = sse_body(request_id, version, outcome.items)
+            return self._error(echoed, Failed(err), version, [])
+        answered = self.calls.call(request, operation, rpc.params or {}, version,
+                                   base_url=base_url, metadata=metadata, identity=identity,
+                                   record=record)
+        answer, headers = answered.answer, answered.headers
+        if isinstance(answer, Failed):
+            return self._error(request_id, answer, version, headers)
+        if isinstance(answer, Events):
+            body = sse_body(request_id, version, answer.items)
             return HttpResponse(200, SSE_HEADERS + headers, body)
-        payload = encode_response(request_id, outcome.value)
+        payload = encode_response(request_id, answer.value)
         return HttpResponse(200, [("Content-Type", _JSON), *headers], payload)
 
     def refuse(self, request: HttpRequest, refused: Refused) -> HttpResponse:
         """``refused`` for a caller turned away before its body was read (id null)."""
         version, _ = self._negotiate_version(request)
-        return self._refused(None, refused, version)
-
-    def _refused(self, request_id: Any, refused: Refused, version: str) -> HttpResponse:
-        """The refusal's error in ``version``'s dialect, with its status and challenges."""
-        answer = self._error(request_id, refused.error, version, None)
-        return HttpResponse(refused.status, [*answer.headers, *refused.headers], answer.body)
+        return self._error(None, Failed.of(refused), version, [])
 
     def _negotiate_version(self, request: HttpRequest) -> tuple[str, RPCError | None]:
         """The version to answer in, and the error to raise once the id is known.
@@ -130,9 +109,13 @@ class JsonRpcBinding:
             request.body, max_depth=self.max_json_depth, allow_notifications=version == V0_3
         )
 
-    def _error(
-        self, request_id: Any, err: RPCError, version: str, activated: ActivatedExtensions | None
-    ) -> HttpResponse:
-        body = encode_error_response(request_id, wire.encode_error(err, version))
-        headers = [("Content-Type", _JSON), *self.calls.response_headers(version, activated)]
-        return HttpResponse(200, headers, body)
+    def _error(self, request_id: Any, failed: Failed, version: str,
+               headers: list[tuple[str, str]]) -> HttpResponse:
+        """A JSON-RPC error response: HTTP 200 unless the failure has its own status (503
+        when busy, a refused caller's 401/403), with its headers (``Retry-After``, the
+        challenges). A refused caller's answer names no extensions (none were applied)."""
+        body = encode_error_response(request_id, wire.encode_error(failed.error, version))
+        if failed.refused or not headers:
+            headers = self.calls.response_headers(version, None)
+        return HttpResponse(failed.status or 200,
+                            [("Content-Type", _JSON), *headers, *failed.headers], body)

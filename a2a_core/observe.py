@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from .errors import InternalError, RPCError
 from .jsonvalue import JSONValue
 from .models import Message, Task, TaskStatusUpdateEvent
-from .operations import Outcome, Result, Stream
+from .operations import Answer, Events, Result
 from .optable import AnyOperation
 from .service import HEARTBEAT, IDLE, OutboundEvent, StreamItem
 
@@ -102,13 +102,13 @@ class CallRecord:
         self.error_code = err.code
         self.error_reason = err.reason or type(err).__name__
 
-    def answered(self, operation: AnyOperation, outcome: Outcome) -> Outcome:
+    def answered(self, operation: AnyOperation, outcome: Answer) -> Answer:
         """The operation's answer, its ids noted; a stream is counted as it goes."""
-        if isinstance(outcome, Stream):
+        if isinstance(outcome, Events):
             self.streamed = True
             if self.counting is not None and not self.counting():
                 return outcome
-            return Stream(_Counted(outcome.items, self))
+            return Events(_Counted(outcome.items, self))
         if self.task_id is None and Task in operation.results:  # a task, or a task-or-message
             self._note_ids(*_result_ids(outcome))
         return outcome
@@ -146,7 +146,7 @@ class _Unobserved(CallRecord):
     def failed(self, err: RPCError) -> None:
         pass
 
-    def answered(self, operation: AnyOperation, outcome: Outcome) -> Outcome:
+    def answered(self, operation: AnyOperation, outcome: Answer) -> Answer:
         return outcome
 
 

@@ -13,7 +13,7 @@ request model, authorize the task it names, call the
 :class:`~a2a_core.service.A2AService`, and shape the answer (history
 trimmed, artifacts stripped, extensions applied) in the wire form of the
 call's version. The answer is a :class:`Result` or, for the streaming
-operations, a :class:`Stream` the binding frames as SSE.
+operations, :class:`Events` the binding frames as SSE (or gRPC messages).
 
 A task that is missing and one the caller may not see give the same
 -32001, byte for byte.
@@ -52,7 +52,7 @@ from .tasks import strip_artifacts, trim_history
 if TYPE_CHECKING:
     from .calls import StreamAdmission
 
-__all__ = ["Handler", "Operations", "Outcome", "Params", "Result", "Stream"]
+__all__ = ["Answer", "Events", "Handler", "Operations", "Params", "Result"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +63,9 @@ class Result:
 
 
 @dataclass(frozen=True, slots=True)
-class Stream:
-    """A streaming handler's answer: the items the binding frames as SSE events."""
+class Events:
+    """A streaming handler's answer: the items the binding frames as SSE events (or gRPC
+    messages). (An agent's streamed reply is :class:`a2a_wsgi.Stream`, another thing.)"""
 
     items: Iterator[StreamItem]
 
@@ -72,14 +73,14 @@ class Stream:
 #: Further pages a ListTasks call may read to refill a page authorize_task thinned.
 _REFILLS = 10
 
-#: What every handler returns.
-Outcome = Result | Stream
+#: What every handler returns. (An agent's outcome is :data:`a2a_wsgi.Outcome`.)
+Answer = Result | Events
 #: A handler's params: the JSON-RPC ``params`` object (or the one built from an HTTP+JSON call).
 Params = Mapping[str, JSONValue]
 #: An operation's handler: decode, authorize, act, shape (:meth:`Operations.add`).
-Handler = Callable[[Params, CallContext, ActivatedExtensions], Outcome]
+Handler = Callable[[Params, CallContext, ActivatedExtensions], Answer]
 #: A built-in handler: a method of :class:`Operations`.
-_Method = Callable[["Operations", Params, CallContext, ActivatedExtensions], Outcome]
+_Method = Callable[["Operations", Params, CallContext, ActivatedExtensions], Answer]
 #: entry -> its built-in handler, filled in by :func:`_handles` as the class is defined.
 _BUILT_IN: dict[AnyOperation, _Method] = {}
 
@@ -150,7 +151,7 @@ class Operations:
         self._handlers[op] = handler
 
     def run(self, operation: AnyOperation, params: Params, ctx: CallContext,
-            activated: ActivatedExtensions) -> Outcome:
+            activated: ActivatedExtensions) -> Answer:
         """Decode, authorize, act, shape; RPCError for anything the caller got wrong."""
         return self._handlers[operation](params, ctx, activated)
 
@@ -218,7 +219,7 @@ class Operations:
     @_handles(Operation.SEND_MESSAGE)
     def _send_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
+    ) -> Answer:
         request = self._send_request(Operation.SEND_MESSAGE, params, ctx, activated)
         result = self.service.send_message(request, ctx)
         if isinstance(result, Task) and request.configuration is not None:
@@ -231,15 +232,15 @@ class Operations:
     @_handles(Operation.SEND_STREAMING_MESSAGE)
     def _send_streaming_message(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
+    ) -> Answer:
         request = self._send_request(Operation.SEND_STREAMING_MESSAGE, params, ctx, activated)
         items = self.service.send_streaming_message(request, ctx)
-        return Stream(generations.hidden_items(items, ctx))
+        return Events(generations.hidden_items(items, ctx))
 
     @_handles(Operation.GET_TASK)
     def _get_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
+    ) -> Answer:
         request = generations.ignored(wire.decode_params(Operation.GET_TASK, params, ctx.version),
                                       ctx)
         task = self.authorized_task(request.id, Operation.GET_TASK, ctx)
@@ -268,7 +269,7 @@ class Operations:
     @_handles(Operation.LIST_TASKS)
     def _list_tasks(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
+    ) -> Answer:
         request = wire.decode_params(Operation.LIST_TASKS, params, ctx.version)
         response = self.service.list_tasks(request, ctx)
         if self.authorize_task is not None:
@@ -310,7 +311,7 @@ class Operations:
     @_handles(Operation.CANCEL_TASK)
     def _cancel_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
+    ) -> Answer:
         request = wire.decode_params(Operation.CANCEL_TASK, params, ctx.version)
         read = self.authorized_task(request.id, Operation.CANCEL_TASK, ctx)
         task = self.service.cancel_task(request, replace(ctx, task=read))
@@ -320,7 +321,7 @@ class Operations:
     @_handles(Operation.SUBSCRIBE_TO_TASK)
     def _subscribe_to_task(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
+    ) -> Answer:
         """Without ``Last-Event-ID`` the stream's first item (the task) is taken now."""
         request = wire.decode_params(Operation.SUBSCRIBE_TO_TASK, params, ctx.version)
         task = self.authorized_task(request.id, Operation.SUBSCRIBE_TO_TASK, ctx)
@@ -331,7 +332,7 @@ class Operations:
         items = self.service.subscribe_to_task(request, ctx)
         if ctx.last_event_id is None:
             items = started(items)
-        return Stream(generations.hidden_items(items, ctx))
+        return Events(generations.hidden_items(items, ctx))
 
     def _push_config(
         self,
@@ -339,7 +340,7 @@ class Operations:
         params: Params,
         ctx: CallContext,
         act: Callable[[_TaskScopedT, CallContext], _ResultT],
-    ) -> Outcome:
+    ) -> Answer:
         """A push-config call: decode, authorize as the entry says on the task named, act."""
         request = wire.decode_params(operation, params, ctx.version)
         read = self.authorized_task(request.task_id, operation, ctx)
@@ -349,7 +350,7 @@ class Operations:
     @_handles(Operation.GET_EXTENDED_AGENT_CARD)
     def _get_extended_agent_card(
         self, params: Params, ctx: CallContext, activated: ActivatedExtensions
-    ) -> Outcome:
+    ) -> Answer:
         operation = Operation.GET_EXTENDED_AGENT_CARD
         wire.decode_params(operation, params, ctx.version)
         version = ctx.version
@@ -380,7 +381,7 @@ def _push_config_handler(op: AnyOperation, act: _ServiceAct) -> _Method:
     """The built-in handler of the push-config entry ``op``: :meth:`Operations._push_config`."""
 
     def handle(self: Operations, params: Params, ctx: CallContext,
-               activated: ActivatedExtensions) -> Outcome:
+               activated: ActivatedExtensions) -> Answer:
         return self._push_config(op, params, ctx, act(self.service))
 
     return handle

@@ -15,13 +15,19 @@ derived from the entries:
   (:func:`a2a_core.rest.request_target` reads :attr:`OperationSpec.routes`);
 * the codecs (:func:`a2a_core.wire.decode_params`, ``encode_result``,
   ``decode_result``: generic in the entry's request and result types, so the
-  client's calls are typed without casts);
-* the limits (the entry's :class:`Limits` key), the capability gate
-  (:func:`check_capability`), stream admission and retry safety.
+  client's calls are typed without casts; a model with no hand-written codec gets
+  one derived from its fields, :mod:`a2a_core.wire._derived`) and the task-id check;
+* the limits (the entry's :class:`Limits` key, or none: derived from the request
+  model), the capability gate (:func:`check_capability`), the authorization kind
+  (an :class:`~a2a_core.auth.AuthorizeOperation`, or a string of the entry's own),
+  stream admission and retry safety;
+* the gRPC method (:func:`a2a_core._grpc.grpc_method`: the rpc of the entry's name in
+  the service it names, ``lf.a2a.v1.A2AService`` unless it is a deployment's own).
 
-Adding an operation is one entry in :class:`Operation` below plus its
-handler in :mod:`a2a_core.operations`; a deployment can add one of its own with
-:meth:`a2a_core.server.Dispatcher.add_operation`.
+Adding an operation is its model, one entry in :class:`Operation` below, its
+handler in :mod:`a2a_core.operations`, and the service, runtime and client methods
+it needs (docs/architecture.md, "Adding an operation"); a deployment can add one of
+its own with :meth:`a2a_core.server.Dispatcher.add_operation`.
 
 HTTP+JSON routes follow the proto's ``google.api.http`` paths, each also below a
 ``/{tenant}`` prefix. A pattern segment is a literal, a path variable ``{field}``

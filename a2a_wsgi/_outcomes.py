@@ -3,6 +3,9 @@
 Each outcome is a small frozen class; the runtime turns it into task
 transitions. The helpers turn terse content (strings, Parts, lists of them)
 into Parts and refuse an empty reply, which the wire forbids.
+
+These names mean only this: what the protocol core's handlers answer is another thing,
+:class:`a2a_core.operations.Result` or :class:`~a2a_core.operations.Events`.
 """
 
 from __future__ import annotations

@@ -16,13 +16,15 @@ from .codec import (
     result_value,
     stream_message,
 )
-from .proto import SERVICE_NAME, GrpcMethod, grpc_methods, message_class
+from .proto import SERVICE_NAME, GrpcMethod, add_proto, grpc_method, grpc_methods, message_class
 
 __all__ = [
     "SERVICE_NAME",
     "GrpcMethod",
+    "add_proto",
     "decode_status_details",
     "error_status",
+    "grpc_method",
     "grpc_methods",
     "message_class",
     "params_of",

@@ -12,16 +12,14 @@ Errors are ``google.rpc.Status`` bodies with the error table's HTTP status
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
-from ..calls import Busy, CallPipeline, Refused
-from ..errors import InternalError, RPCError
-from ..extensions import ActivatedExtensions
+from ..calls import CallPipeline, Failed, Refused
+from ..errors import RPCError
 from ..http import HttpRequest, HttpResponse
 from ..observe import HTTP_JSON, observed
-from ..operations import Stream
+from ..operations import Events
 from ..streaming import dumps
 from ..versioning import V1_0, negotiate_version
 from ._responses import json_response, sse_response
@@ -29,8 +27,6 @@ from ._routes import RestError, route
 from ._status import A2A_JSON, answer_media_type, encode_status, error_response
 
 __all__ = ["RestBinding", "REST_VERSIONS"]
-
-logger = logging.getLogger("a2a_core.server")
 
 #: The protocol versions the REST binding speaks.
 REST_VERSIONS: tuple[str, ...] = ("1.0",)
@@ -69,44 +65,41 @@ class RestBinding:
             record.failed(routed.error)
             return error_response(routed.error, status=routed.status, headers=routed.headers,
                                   media_type=media)
-        record.operating(routed.operation, routed.params)
-        activated: ActivatedExtensions | None = None
         try:
             version = self._version(request)
-            activated = self.calls.activate(request, routed.params, version)
-            ctx = self.calls.context(request, routed.params, version, activated,
-                                     base_url=base_url, metadata=metadata, identity=identity,
-                                     tenant=routed.tenant)
-            outcome = self.calls.run(routed.operation, routed.params, ctx, activated, record)
-        except Busy as busy:
-            record.failed(busy.error())
-            headers = [*self.calls.response_headers(V1_0, activated), *busy.headers()]
-            return error_response(busy.error(), status=503, headers=headers, media_type=media)
-        except Refused as refused:
-            record.failed(refused.error)
-            return self.refuse(refused)
         except RPCError as err:
+            record.operating(routed.operation, routed.params)
             record.failed(err)
-            return error_response(err, headers=self.calls.response_headers(V1_0, activated),
+            return error_response(err, headers=self.calls.response_headers(V1_0, None),
                                   media_type=media)
-        except Exception:
-            logger.exception("unhandled error while dispatching an HTTP+JSON request")
-            record.failed(InternalError())
-            headers = self.calls.response_headers(V1_0, activated)
-            return error_response(InternalError(), headers=headers, media_type=media)
-        headers = self.calls.response_headers(version, activated)
-        if isinstance(outcome, Stream):
-            return sse_response(outcome.items, headers)
-        return json_response(outcome.value, headers, media_type=media)
+        answered = self.calls.call(request, routed.operation, routed.params, version,
+                                   base_url=base_url, metadata=metadata, identity=identity,
+                                   tenant=routed.tenant, record=record)
+        answer, headers = answered.answer, answered.headers
+        if isinstance(answer, Failed):
+            if answer.refused:
+                return self._refused(answer)
+            return error_response(answer.error, status=answer.status,
+                                  headers=[*headers, *answer.headers], media_type=media)
+        if isinstance(answer, Events):
+            return sse_response(answer.items, headers)
+        return json_response(answer.value, headers, media_type=media)
+
+    @classmethod
+    def refuse(cls, refused: Refused) -> HttpResponse:
+        """``refused`` as a ``google.rpc.Status``, for a caller turned away before its body
+        was read."""
+        return cls._refused(Failed.of(refused))
 
     @staticmethod
-    def refuse(refused: Refused) -> HttpResponse:
-        """``refused`` as a ``google.rpc.Status`` (before the body is read, or by the gate)."""
-        status = encode_status(refused.error, status=refused.status)
-        status["error"]["status"] = "PERMISSION_DENIED" if refused.status == 403 \
-            else "UNAUTHENTICATED"
-        headers = [("Content-Type", A2A_JSON), ("A2A-Version", V1_0), *refused.headers]
-        return HttpResponse(refused.status, headers, dumps(status).encode())
+    def _refused(failed: Failed) -> HttpResponse:
+        """A refused caller (by the adapter or the caller gate): its 401/403 as
+        ``UNAUTHENTICATED``/``PERMISSION_DENIED``, with its challenges."""
+        code = failed.status or 401
+        status = encode_status(failed.error, status=code)
+        status["error"]["status"] = "PERMISSION_DENIED" if code == 403 else "UNAUTHENTICATED"
+        headers = [("Content-Type", A2A_JSON), ("A2A-Version", V1_0), *failed.headers]
+        return HttpResponse(code, headers, dumps(status).encode())
 
     @staticmethod
     def _version(request: HttpRequest) -> str:

@@ -35,18 +35,10 @@ from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError
 from ..jsonvalue import JSONObject, JSONValue
 from ..models import (
     AgentCard,
-    CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    GetTaskPushNotificationConfigRequest,
-    GetTaskRequest,
-    ListTaskPushNotificationConfigsRequest,
     Message,
-    SendMessageRequest,
     StreamEvent,
-    SubscribeToTaskRequest,
     Task,
     TaskArtifactUpdateEvent,
-    TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
 from . import _encode, v0_3, v1_0
@@ -169,29 +161,30 @@ def decode_params(
         if quick is not None:
             return quick
     request = op.decode_request(params, path, version)
-    check_request_limits(op.limits, params, path, version, max_parts=max_parts)
-    _check_task_ids(request, params, path)
+    check_request_limits(op.limits, params, path, version, max_parts=max_parts,
+                         request=op.request)
+    _check_task_ids(op, request, params, path)
     return request
 
 
-_PUSH_REQUESTS = (
-    TaskPushNotificationConfig,
-    GetTaskPushNotificationConfigRequest,
-    DeleteTaskPushNotificationConfigRequest,
-    ListTaskPushNotificationConfigsRequest,
-)
-
-
-def _check_task_ids(request: object, params: Mapping[str, JSONValue], path: str) -> None:
-    """Apply the task-id format check to the id(s) a request names, at their JSON path."""
-    if isinstance(request, (GetTaskRequest, CancelTaskRequest, SubscribeToTaskRequest)):
-        check_task_id(request.id, f"{path}.id")
-    elif isinstance(request, SendMessageRequest):
-        if request.message.task_id is not None:
-            check_task_id(request.message.task_id, f"{path}.message.taskId")
-    elif isinstance(request, _PUSH_REQUESTS):
+def _check_task_ids(
+    op: OperationSpec[Any, Any], request: object, params: Mapping[str, JSONValue], path: str
+) -> None:
+    """Apply the task-id format check to the id a request names, at its JSON path: its
+    ``task_id`` (sent as ``taskId``, or as a lone ``id`` in 0.3), else its ``id`` when the
+    entry says ``task_in_id``, else its message's ``taskId``."""
+    task_id = getattr(request, "task_id", None)
+    if isinstance(task_id, str):
         member = next((k for k in ("taskId", "task_id") if params.get(k) is not None), "id")
-        check_task_id(request.task_id, f"{path}.{member}")
+        check_task_id(task_id, f"{path}.{member}")
+        return
+    named = getattr(request, "id", None)
+    if op.task_in_id and isinstance(named, str):
+        check_task_id(named, f"{path}.id")
+        return
+    in_message = getattr(getattr(request, "message", None), "task_id", None)
+    if isinstance(in_message, str):
+        check_task_id(in_message, f"{path}.message.taskId")
 
 
 def encode_result(op: OperationSpec[Any, Res], result: Res, version: str) -> Any:

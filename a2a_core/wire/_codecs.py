@@ -27,6 +27,7 @@ from . import _encode, v0_3, v1_0
 from ._common import check_version, invalid
 from ._decode import decode_stream_event
 from ._decode_requests import DECODERS, decode_delete_push_config, decode_get_push_config
+from ._derived import derived_decoder
 from .card import decode_card, encode_card
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "encode_null",
     "encode_push_configs",
     "request_decoder",
+    "result_decoder",
 ]
 
 T = TypeVar("T")
@@ -62,8 +64,9 @@ _DIALECTS: Mapping[str, _encode.Dialect] = {"0.3": v0_3.DIALECT, "1.0": v1_0.DIA
 
 
 def request_decoder(cls: type[T]) -> RequestDecoder[T]:
-    """The model's own tolerant decoder; the version does not change what it reads."""
-    decode = DECODERS[cls]
+    """The model's own tolerant decoder (hand-written, else derived from its fields:
+    :mod:`._derived`); the version does not change what it reads."""
+    decode = DECODERS.get(cls) or derived_decoder(cls)
 
     def decode_request(params: Mapping[str, JSONValue], path: str, version: str) -> T:
         result: T = decode(params, path)
@@ -129,6 +132,18 @@ def decode_empty(data: object, path: str) -> None:
     """Delete answers ``null`` (0.3, and the 1.0 SDK) or ``{}`` (1.0 Empty)."""
     if data is not None and data != {}:
         raise invalid(path, "expected null or {}")
+
+
+def result_decoder(cls: type[T]) -> ResultDecoder[T]:
+    """Client side: a result that is one model, read by its own decoder (hand-written, else
+    derived from its fields)."""
+    decode = DECODERS.get(cls) or derived_decoder(cls)
+
+    def decode_result(data: JSONValue, path: str) -> T:
+        result: T = decode(data, path)
+        return result
+
+    return decode_result
 
 
 def decode_card_result(data: object, path: str) -> AgentCard:

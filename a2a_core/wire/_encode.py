@@ -40,6 +40,7 @@ from ..models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
+from ._derived import derived_writer
 from ._enums import STATE_1_0
 from ._json import compact, format_timestamp, optional_timestamp, struct
 
@@ -87,8 +88,8 @@ class Dialect:
     def encode(self, obj: object) -> JSONObject:
         """Any model (but the Agent Card) in this version's shape."""
         writer = self.writers.get(type(obj))
-        if writer is None:
-            raise TypeError(f"no wire encoding for {type(obj).__name__}")
+        if writer is None:  # a model without a writer of its own: one from its fields
+            return derived_writer(type(obj))(obj, self)
         return writer(obj, self)
 
     def kind(self, name: str) -> dict[str, str]:

@@ -38,13 +38,15 @@ from ._common import (
     join,
     json_type,
 )
+from ._derived import derived_limits
 from ._fields import Fields
 
 __all__ = ["Limits", "check_request_limits", "check_metadata"]
 
 
 class Limits(enum.Enum):
-    """Which caps a request is held to: an operation's entry names one (:mod:`a2a_core.optable`)."""
+    """Which caps a request is held to: an operation's entry names one (:mod:`a2a_core.optable`),
+    or none, and its request model's fields decide (:func:`~._derived.derived_limits`)."""
 
     #: A message (ids, lists, metadata, parts), its configuration, metadata, tenant.
     SEND = "send"
@@ -63,13 +65,18 @@ class Limits(enum.Enum):
 
 
 def check_request_limits(
-    limits: Limits, params: Mapping[str, JSONValue], path: str, version: str, *, max_parts: int
+    limits: Limits | None, params: Mapping[str, JSONValue], path: str, version: str, *,
+    max_parts: int, request: type | None = None,
 ) -> None:
     """Refuse a decoded request whose client-controlled members exceed a cap: the
-    operation's own members first, then the tenant every request may carry. Besides the
-    params, the caps depend on the version and on the part cap."""
+    operation's own members first (``limits`` None: the caps derived from the ``request``
+    model's fields, :func:`~._derived.derived_limits`), then the tenant every request may
+    carry. Besides the params, the caps depend on the version and on the part cap."""
     f = Fields(params, path)
-    _CHECKS[limits](f, version, max_parts)
+    if limits is not None:
+        _CHECKS[limits](f, version, max_parts)
+    elif request is not None:
+        derived_limits(request)(f)
     _tenant(f)
 
 

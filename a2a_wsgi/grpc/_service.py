@@ -1,7 +1,8 @@
 """The A2A 1.0 gRPC service of an :class:`~a2a_wsgi.A2AApp`: one generic handler.
 
 Every rpc of the proto's ``A2AService`` is served by the same code
-(:func:`a2a_core._grpc.grpc_methods` pairs each with its operation): the request message
+(:func:`a2a_core._grpc.grpc_methods` pairs each with its operation of the app's table; a
+deployment's own operation is served too when a proto of its own has its rpc): the request message
 becomes the 1.0 params (ProtoJSON), the call goes through the app's
 :class:`~a2a_core.calls.CallPipeline` exactly as a JSON-RPC or HTTP+JSON call does
 (extensions, context, capability and caller gates, stream admission, the operation), and
@@ -28,7 +29,6 @@ import grpc
 from google.protobuf.message import Message
 
 from a2a_core._grpc import (
-    SERVICE_NAME,
     GrpcMethod,
     error_status,
     grpc_methods,
@@ -36,13 +36,13 @@ from a2a_core._grpc import (
     result_message,
     stream_message,
 )
-from a2a_core.calls import Busy, CallPipeline, Refused
+from a2a_core.calls import CallPipeline, Failed
 from a2a_core.closing import close
 from a2a_core.errors import InternalError, RPCError
-from a2a_core.extensions import ActivatedExtensions
 from a2a_core.http import Headers, HttpRequest
 from a2a_core.observe import GRPC, UNOBSERVED, CallRecord
-from a2a_core.operations import Outcome, Stream
+from a2a_core.operations import Answer, Events
+from a2a_core.optable import OperationTable
 from a2a_core.service import Heartbeat, Idle, OutboundEvent, StreamItem
 from a2a_core.versioning import V1_0, negotiate_version
 
@@ -73,6 +73,20 @@ class _Abort(Exception):
         self.code_name, self.details = error_status(err, code_name)
         #: More trailing metadata: a refused caller's ``www-authenticate`` challenges.
         self.trailers = trailers
+
+    @classmethod
+    def of(cls, failed: Failed) -> _Abort:
+        """A failed call's status: a refused caller's UNAUTHENTICATED (401) or
+        PERMISSION_DENIED (403), with its challenges as ``www-authenticate`` trailers;
+        UNAVAILABLE when no stream place is free (503); else the error's own."""
+        if failed.refused:
+            challenges = tuple(("www-authenticate", value) for name, value in failed.headers
+                               if name.lower() == "www-authenticate")
+            return cls(failed.error, "PERMISSION_DENIED" if failed.status == 403
+                       else "UNAUTHENTICATED", challenges, http_status=failed.status)
+        if failed.status == 503:
+            return cls(failed.error, "UNAVAILABLE", http_status=503)
+        return cls(failed.error, http_status=failed.status)
 
 
 def call_environ(context: grpc.ServicerContext) -> dict[str, Any]:
@@ -116,17 +130,19 @@ class A2AGrpcService:
         self.guard = None if policy is None else RequestGuard(policy)
 
     def handler(self) -> grpc.GenericRpcHandler:
-        """The generic handler a :class:`grpc.Server` adds: one entry per proto rpc."""
-        handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
-        for method in grpc_methods():
-            name = method.path.rsplit("/", 1)[1]
-            kind = grpc.unary_stream_rpc_method_handler if method.streams \
-                else grpc.unary_unary_rpc_method_handler
-            handlers[name] = kind(
-                self._streaming(method) if method.streams else self._unary(method),
-                request_deserializer=method.request.FromString,
+        """The generic handler a :class:`grpc.Server` adds: every rpc that carries an
+        operation the app serves (:func:`a2a_core._grpc.grpc_methods` of its table)."""
+        return _TableHandler(self)
+
+    def method_handler(self, method: GrpcMethod) -> grpc.RpcMethodHandler[Any, Any]:
+        """One rpc's handler: unary, or server-streaming as the table says."""
+        if method.streams:
+            return grpc.unary_stream_rpc_method_handler(
+                self._streaming(method), request_deserializer=method.request.FromString,
                 response_serializer=_serialize)
-        return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+        return grpc.unary_unary_rpc_method_handler(
+            self._unary(method), request_deserializer=method.request.FromString,
+            response_serializer=_serialize)
 
     def _unary(self, method: GrpcMethod) -> Callable[[Message, grpc.ServicerContext], Message]:
         def answer(request: Message, context: grpc.ServicerContext) -> Message:
@@ -135,11 +151,11 @@ class A2AGrpcService:
             def handle(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
                 record = call_record(environ) or UNOBSERVED
                 try:
-                    outcome = self._run(method, request, context, record)
-                    if isinstance(outcome, Stream):  # not for a unary rpc: the table says so
-                        close(outcome.items)
+                    result = self._run(method, request, context, record)
+                    if isinstance(result, Events):  # not for a unary rpc: the table says so
+                        close(result.items)
                         raise _Abort(InternalError())
-                    answered = [result_message(method, outcome.value)]
+                    answered = [result_message(method, result.value)]
                 except Exception as exc:
                     return _failed(exc, method, record, start_response, failures)
                 start_response("200 OK", [])
@@ -160,13 +176,13 @@ class A2AGrpcService:
             def handle(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
                 record = call_record(environ) or UNOBSERVED
                 try:
-                    outcome = self._run(method, request, context, record)
-                    if not isinstance(outcome, Stream):
+                    result = self._run(method, request, context, record)
+                    if not isinstance(result, Events):
                         raise _Abort(InternalError())
                 except Exception as exc:
                     return _failed(exc, method, record, start_response, failures)
                 start_response("200 OK", [])
-                return _messages(outcome.items, method, record, failures)
+                return _messages(result.items, method, record, failures)
 
             body = observe(_environ(context, method), _no_headers, handle)
             try:
@@ -178,8 +194,9 @@ class A2AGrpcService:
         return answer
 
     def _run(self, method: GrpcMethod, request: Message,
-             context: grpc.ServicerContext, record: CallRecord) -> Outcome:
-        """Authenticate, negotiate, and run the call through the app's pipeline."""
+             context: grpc.ServicerContext, record: CallRecord) -> Answer:
+        """Authenticate, read the version and the params, then the one call sequence
+        (:meth:`~a2a_core.calls.CallPipeline.call`); a failure ends the call (:class:`_Abort`)."""
         app = self.app
         calls: CallPipeline = app.dispatcher.calls
         identity = None
@@ -187,29 +204,40 @@ class A2AGrpcService:
         if self.guard is not None:
             identity, refused = self.guard.admit(call_environ(context), None)
             if refused is not None:
-                raise _refusal(refused)
+                raise _Abort.of(Failed.of(refused))
         headers = _headers(context)
         version = _version(headers)
         record.start(GRPC, version, identity)
         params = params_of(request)
-        record.operating(method.operation, params)
         http = HttpRequest(method="POST", path=method.path, headers=headers,
                            client_gone=lambda: not context.is_active())
-        activated: ActivatedExtensions | None = None
-        try:
-            activated = calls.activate(http, params, version)
-            ctx = calls.context(http, params, version, activated,
-                                base_url=self.base_url or app.base_url, metadata=None,
-                                identity=identity)
-            outcome = calls.run(method.operation, params, ctx, activated, record)
-        except Busy as busy:
-            raise _Abort(busy.error(), "UNAVAILABLE", http_status=503) from None
-        except Refused as refused:
-            raise _refusal(refused) from None
-        finally:
-            context.send_initial_metadata(
-                tuple((k.lower(), v) for k, v in calls.response_headers(version, activated)))
-        return outcome
+        answered = calls.call(http, method.operation, params, version,
+                              base_url=self.base_url or app.base_url, metadata=None,
+                              identity=identity, record=record)
+        context.send_initial_metadata(tuple((k.lower(), v) for k, v in answered.headers))
+        if isinstance(answered.answer, Failed):
+            raise _Abort.of(answered.answer)
+        return answered.answer
+
+
+class _TableHandler(grpc.GenericRpcHandler):
+    """Finds a call's rpc by its path among those of the operations the app serves now:
+    an operation added with ``Dispatcher.add_operation`` is served from its next call, over
+    the A2A service or, when its entry names one, a service of the deployment's own proto."""
+
+    def __init__(self, service: A2AGrpcService) -> None:
+        self._service = service
+        self._table: OperationTable | None = None
+        self._by_path: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails
+                ) -> grpc.RpcMethodHandler[Any, Any] | None:
+        table = self._service.app.dispatcher.operations.table
+        if table is not self._table:  # (first call, or an operation was added)
+            self._by_path = {m.path: self._service.method_handler(m)
+                             for m in grpc_methods(table)}
+            self._table = table
+        return self._by_path.get(handler_call_details.method)
 
 
 def _serialize(message: Message) -> bytes:
@@ -225,15 +253,6 @@ def _version(headers: Headers) -> str:
         return negotiate_version(header, GRPC_VERSIONS)
     except RPCError as err:
         raise _Abort(err) from None
-
-
-def _refusal(refused: Refused) -> _Abort:
-    """A refused caller: UNAUTHENTICATED (401) or PERMISSION_DENIED (403), with its
-    challenges as ``www-authenticate`` trailers."""
-    challenges = tuple(("www-authenticate", value) for name, value in refused.headers
-                       if name.lower() == "www-authenticate")
-    return _Abort(refused.error, "PERMISSION_DENIED" if refused.status == 403
-                  else "UNAUTHENTICATED", challenges, http_status=refused.status)
 
 
 def _environ(context: grpc.ServicerContext, method: GrpcMethod) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from a2a_core.errors import TaskNotFoundError
 from a2a_core.generations import GENERATIONS_EXTENSION_URI, hidden_items, without_generations
 from a2a_core.models import Artifact, Message, Role, TaskArtifactUpdateEvent, TextPart
 from a2a_core.observe import CallRecord
-from a2a_core.operations import Stream
+from a2a_core.operations import Events
 from a2a_core.service import HEARTBEAT, IDLE, CallContext, OutboundEvent, StreamItem
 from a2a_core.sse import HOLD_BYTES
 
@@ -86,10 +86,10 @@ def test_a_started_stream_is_stripped_in_one_layer() -> None:
 def test_a_stream_nobody_reads_the_count_of_passes_unwrapped() -> None:
     items = iter(_items())
     record = CallRecord(counting=lambda: False)
-    outcome = record.answered(None, Stream(items))  # type: ignore[arg-type]
-    assert isinstance(outcome, Stream) and outcome.items is items and record.streamed
-    counted = CallRecord().answered(None, Stream(iter(_items())))  # type: ignore[arg-type]
-    assert isinstance(counted, Stream)
+    outcome = record.answered(None, Events(items))  # type: ignore[arg-type]
+    assert isinstance(outcome, Events) and outcome.items is items and record.streamed
+    counted = CallRecord().answered(None, Events(iter(_items())))  # type: ignore[arg-type]
+    assert isinstance(counted, Events)
     list(counted.items)
 
 

@@ -22,7 +22,7 @@ from a2a_core.auth import AuthorizeOperation
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.extensions import ActivatedExtensions
 from a2a_core.models import GetTaskRequest, Message, Task
-from a2a_core.operations import Outcome, Params, Result
+from a2a_core.operations import Answer, Params, Result
 from a2a_core.optable import Limits, OperationSpec, Route
 from a2a_core.service import CallContext
 from a2a_core.wire._codecs import encode_model
@@ -61,7 +61,7 @@ def _app() -> A2AApp:
     app = A2AApp(Echo(), protocol=ProtocolSettings(authorize_task=_hidden))
     operations = app.dispatcher.operations
 
-    def peek(params: Params, ctx: CallContext, activated: ActivatedExtensions) -> Outcome:
+    def peek(params: Params, ctx: CallContext, activated: ActivatedExtensions) -> Answer:
         """The one handler: decode, authorize as the entry says, act, shape."""
         request = wire.decode_params(PEEK_TASK, params, ctx.version)
         task = operations.authorized_task(request.id, PEEK_TASK, ctx)
