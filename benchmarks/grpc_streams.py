@@ -58,7 +58,7 @@ _Task = message_class("lf.a2a.v1.Task")
 _Subscribe = message_class("lf.a2a.v1.SubscribeToTaskRequest")
 _Event = message_class("lf.a2a.v1.StreamResponse")
 _Cancel = message_class("lf.a2a.v1.CancelTaskRequest")
-WORKING, CANCELED = 2, 7
+WORKING, CANCELED = 2, 5
 TARGET_P99_MS = 100.0
 
 

@@ -50,6 +50,7 @@ from ..app import A2AApp
 from ..auth.wsgi import RequestGuard, as_policy
 from ..disconnect import CLIENT_GONE_KEY
 from ..telemetry import call_record, observe
+from ._hangup import CallHangup
 
 __all__ = ["A2AGrpcService", "call_environ"]
 
@@ -156,11 +157,12 @@ class A2AGrpcService:
     ) -> Callable[[Message, grpc.ServicerContext], Iterator[Message]]:
         def answer(request: Message, context: grpc.ServicerContext) -> Iterator[Message]:
             failures: list[_Abort] = []
+            hangup = CallHangup(context)
 
             def handle(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
                 record = call_record(environ) or UNOBSERVED
                 try:
-                    outcome = self._run(method, request, context, record)
+                    outcome = self._run(method, request, context, record, hangup.probe)
                     if not isinstance(outcome, Stream):
                         raise _Abort(InternalError())
                 except Exception as exc:
@@ -173,12 +175,14 @@ class A2AGrpcService:
                 yield from cast("Iterator[Message]", body)
             finally:  # the client left, or the stream ended: stop its producer, log its line
                 close(body)
+                hangup.close()
             if failures:
                 _end(context, failures[0])
         return answer
 
     def _run(self, method: GrpcMethod, request: Message,
-             context: grpc.ServicerContext, record: CallRecord) -> Outcome:
+             context: grpc.ServicerContext, record: CallRecord,
+             client_gone: Callable[[], bool] | None = None) -> Outcome:
         """Authenticate, negotiate, and run the call through the app's pipeline."""
         app = self.app
         calls: CallPipeline = app.dispatcher.calls
@@ -194,7 +198,7 @@ class A2AGrpcService:
         params = params_of(request)
         record.operating(method.operation, params)
         http = HttpRequest(method="POST", path=method.path, headers=headers,
-                           client_gone=lambda: not context.is_active())
+                           client_gone=client_gone or (lambda: not context.is_active()))
         activated: ActivatedExtensions | None = None
         try:
             activated = calls.activate(http, params, version)
