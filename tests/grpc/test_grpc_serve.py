@@ -245,6 +245,49 @@ def test_sigterm_stops_the_grpc_process_too(tmp_path: Path) -> None:
     assert "Traceback" not in served.log()
 
 
+def _grpc_child(parent: int) -> int | None:
+    """The pid of ``a2a serve``'s gRPC process (a child of its master), else None."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"a2a_wsgi.grpc" in argv:
+            return int(entry.name)
+    return None
+
+
+@pytest.mark.parametrize("worker_class", ["gevent", "gthread"])
+def test_a_grpc_process_that_dies_is_restarted(tmp_path: Path, worker_class: str) -> None:
+    served = _start("examples.echo:app", tmp_path, "--workers", "1",
+                    "--worker-class", worker_class)
+    try:
+        first = _grpc_child(served.proc.pid)
+        assert first is not None, served.log()
+        os.kill(first, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while (_grpc_child(served.proc.pid) in (None, first)
+               or "the gRPC process restarted" not in served.log()):
+            assert served.proc.poll() is None, served.log()
+            assert time.monotonic() < deadline, served.log()
+            time.sleep(0.2)
+        with A2AClient(served.url, binding="GRPC") as over_grpc, \
+                A2AClient(served.url, binding="JSONRPC") as over_rpc:
+            sent = over_grpc.send_message("after the restart")
+            assert isinstance(sent, Task)
+            assert _text(over_rpc.get_task(sent.id)) == ["after the restart"]
+        assert f"the gRPC process (pid {first}) exited" in served.log()
+        served.proc.send_signal(signal.SIGTERM)
+        assert served.proc.wait(timeout=60) == 0, served.log()
+    finally:
+        stop_group(served.proc)
+    assert not _listens(int(served.target.rsplit(":", 1)[1]))
+    assert "Traceback" not in served.log()
+
+
 def test_a_busy_grpc_port_is_one_line_and_its_own_exit_code(tmp_path: Path) -> None:
     with socket.socket() as held_socket:
         held_socket.bind(("127.0.0.1", 0))
