@@ -99,20 +99,21 @@ def test_a_held_stream_is_told_when_its_call_ends() -> None:
     """The stream's probe can be watched (a descriptor the runtime's selector waits on, not
     a poll), turns readable when the client cancels, and then says the client has gone."""
     seen: dict[str, Any] = {}
-    ended = threading.Event()
+    started, ended = threading.Event(), threading.Event()
 
     def answer(request: bytes, context: grpc.ServicerContext) -> Iterator[bytes]:
         hangup = CallHangup(context)
         try:
             fd = hangup_fd(hangup.probe)
             seen["watchable"], seen["gone before"] = fd is not None, hangup.probe()
-            yield b"first"
+            started.set()
             assert fd is not None
             seen["readable"] = select.select([fd], [], [], 10)[0] == [fd]
             seen["gone after"] = hangup.probe()
         finally:
             hangup.close()
             ended.set()
+        yield b"never read"
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     handler = grpc.unary_stream_rpc_method_handler(answer)
@@ -123,7 +124,7 @@ def test_a_held_stream_is_told_when_its_call_ends() -> None:
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             call = channel.unary_stream("/test.Held/Hold")(b"")
-            assert next(call) == b"first"
+            assert started.wait(15)
             call.cancel()
             assert ended.wait(15)
     finally:
