@@ -124,7 +124,7 @@ class Fleet:
                     last = event.status_update.status.state
             end = "canceled" if last == CANCELED else f"ended in state {last}"
         except grpc.aio.AioRpcError as exc:
-            end = exc.code().name
+            end = f"{exc.code().name}: {exc.details()}"
         if not first:
             self.open -= 1
         self.ends[end] = self.ends.get(end, 0) + 1
@@ -236,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server-arg", action="append", default=[],
                         help="an option for python -m a2a_wsgi.grpc (repeatable)")
     parser.add_argument("--json", type=Path, help="write the result here")
+    parser.add_argument("--log", type=Path, help="copy the server's stderr here")
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.probe:
@@ -252,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
             result = asyncio.run(run(server, args))
         finally:
             stop(server)
+            if args.log:
+                args.log.write_bytes((Path(folder) / f"{server.name}.log").read_bytes())
     for key, value in result.items():
         print(f"{key:>20}: {value}")
     if args.json:

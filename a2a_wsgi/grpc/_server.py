@@ -85,7 +85,13 @@ def serve_grpc(
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers + max_streams,
                                    thread_name_prefix="a2a-grpc"),
-        options=[("grpc.max_receive_message_length", app.max_body_bytes)],
+        options=[("grpc.max_receive_message_length", app.max_body_bytes),
+                 # calls the core holds until a Python thread takes them: by default it
+                 # cancels those past 1,000 after a second, which a burst of new streams
+                 # reaches while the pool is still starting their threads
+                 ("grpc.server.max_pending_requests", max_workers + max_streams),
+                 ("grpc.server.max_pending_requests_hard_limit",
+                  2 * (max_workers + max_streams))],
     )
     service = A2AGrpcService(app, base_url=base_url).handler()
     server.add_generic_rpc_handlers((_StreamPlaces(service, StreamPlaces(max_streams)),))
