@@ -96,10 +96,13 @@ def echo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         stop_group(served.proc, timeout=30)
 
 
-@pytest.fixture(scope="module")
-def held(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+@pytest.fixture(scope="module", params=["gevent", "gthread"])
+def held(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+         ) -> Iterator[Served]:
+    """Two workers of ``a2a serve``'s default worker class (gevent: an SSE stream that
+    follows a task parks) and of gthread, beside the gRPC process."""
     served = _start("grpc_site:app", tmp_path_factory.mktemp("held"), "--workers", "2",
-                    "--worker-class", "gthread")
+                    "--worker-class", request.param)
     try:
         yield served
     finally:
