@@ -30,7 +30,6 @@ from benchmarks.grpc_run import (  # noqa: E402
     SERVERS,
     GrpcServer,
     check,
-    closed_loop,
     server_argv,
     start,
     stop,

@@ -94,7 +94,7 @@ def serve_grpc(
                   2 * (max_workers + max_streams))],
     )
     service = A2AGrpcService(app, base_url=base_url).handler()
-    server.add_generic_rpc_handlers((_StreamPlaces(service, StreamPlaces(max_streams)),))
+    server.add_generic_rpc_handlers((_BoundedStreams(service, StreamPlaces(max_streams)),))
     if health:
         _add_health(server)
     port = server.add_secure_port(bind, credentials) if credentials is not None \
@@ -116,7 +116,7 @@ def _add_health(server: grpc.Server) -> None:
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
 
 
-class _StreamPlaces(grpc.GenericRpcHandler):
+class _BoundedStreams(grpc.GenericRpcHandler):
     """``inner``'s handlers, its streaming rpcs admitted by ``places`` (one thread each)."""
 
     def __init__(self, inner: grpc.GenericRpcHandler, places: StreamPlaces) -> None:

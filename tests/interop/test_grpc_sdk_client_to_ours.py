@@ -27,9 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grpc"))
 from a2a.client import ClientConfig, create_client  # noqa: E402
 from a2a.types import a2a_pb2 as pb  # noqa: E402
 from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError  # noqa: E402
+from grpc_support import Both, grpc_app, served_both  # noqa: E402
 
 from a2a_wsgi.telemetry import ACCESS_LOGGER  # noqa: E402
-from grpc_support import Both, grpc_app, served_both  # noqa: E402
 
 T = TypeVar("T")
 
