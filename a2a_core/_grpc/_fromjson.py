@@ -39,8 +39,8 @@ class GiveUp(Exception):
     """The value is not one :func:`parse` handles: parse it with ParseDict."""
 
 
-#: field's JSON or proto name -> (its name on the message, how its value is set)
-_Plan = dict[str, tuple[str, Callable[[Message, str, object], None]]]
+#: field's JSON or proto name -> (its name on the message, how its value is set, its oneof)
+_Plan = dict[str, tuple[str, Callable[[Message, str, object], None], str | None]]
 
 
 def parse(value: object, message: Message) -> Message:
@@ -60,9 +60,11 @@ def _fill(value: object, message: Message) -> Message:
         if item is None:
             raise GiveUp  # null: unset for most fields, but a Value's null_value
         try:
-            name, setter = plan[key]
+            name, setter, oneof = plan[key]
         except KeyError:
             raise GiveUp from None
+        if oneof is not None and message.WhichOneof(oneof) is not None:
+            raise GiveUp  # a second member of a oneof: ParseDict refuses it
         setter(message, name, item)
     return message
 
@@ -71,8 +73,10 @@ def _fill(value: object, message: Message) -> Message:
 def _plan(descriptor: Descriptor) -> _Plan:
     plan: _Plan = {}
     for field in descriptor.fields:
-        setter = _setter(field)
-        plan[field.json_name] = plan[field.name] = (field.name, setter)
+        # a real oneof, not the synthetic one of a proto3 `optional` (older protobufs: any)
+        oneof = getattr(field, "real_containing_oneof", field.containing_oneof)
+        plan[field.json_name] = plan[field.name] = (
+            field.name, _setter(field), None if oneof is None else oneof.name)
     return plan
 
 

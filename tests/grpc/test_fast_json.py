@@ -105,6 +105,7 @@ def test_the_common_shapes_take_the_fast_path() -> None:
 TASK = "lf.a2a.v1.Task"
 HANDED_OVER = [
     ("lf.a2a.v1.Part", {"raw": "aGVsbG8="}),                      # bytes: base64
+    ("lf.a2a.v1.Part", {"text": "a", "url": "https://x/"}),       # two of a oneof: refused
     ("lf.a2a.v1.Part", {"data": None}),                           # a Value's null
     ("lf.a2a.v1.Part", {"data": [1, "x", None, {"k": []}]}),      # a Value, not an object
     ("lf.a2a.v1.Part", {"data": "s", "metadata": {}}),
