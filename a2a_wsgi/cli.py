@@ -120,6 +120,7 @@ def serve_main(argv: Sequence[str]) -> int:
             beside = start_grpc_process(options.target, *grpc_addr,
                                         grace=options.graceful_timeout,
                                         timeout=options.timeout or None)
+            beside.watch()  # restarted when it dies, as gunicorn restarts a worker
     except StartupFailure as failure:
         print(f"a2a serve: {failure}", file=sys.stderr, flush=True)
         return failure.code

@@ -6,6 +6,13 @@ the workers open (none named: the SQLite file, for both), with ``$A2A_GRPC_URL``
 so that every worker's card lists the gRPC interface. It is stopped (SIGTERM, then a wait)
 when gunicorn exits, and stops by itself if ``a2a serve`` dies first: its stdin is a pipe
 from ``a2a serve``, which closes with it.
+
+Gunicorn's master restarts a worker that dies; :meth:`GrpcProcess.watch` does the same for
+the gRPC process, from a thread of the master (a greenlet under gevent): once a second it
+looks whether the process is still there and, if not, starts another on the same address,
+waiting 1 s before the first try and twice as long after each start that did not last a
+minute (at most 60 s). Its tasks are in the shared store, so they survive it; its open
+streams end, and the clients resubscribe.
 """
 
 from __future__ import annotations
@@ -17,10 +24,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 
+from .concurrency import cooperative
 from .serve_checks import EXIT_EXTRA, EXIT_GRPC, StartupFailure, check_address
 
 __all__ = ["GrpcProcess", "check_grpc", "grpc_environ", "grpc_url", "start_grpc_process"]
@@ -28,6 +37,10 @@ __all__ = ["GrpcProcess", "check_grpc", "grpc_environ", "grpc_url", "start_grpc_
 _WILDCARD_HOSTS = {"0.0.0.0", "::", ""}
 #: Seconds the gRPC process gets beyond its own grace to stop, before it is killed.
 _STOP_MARGIN = 10.0
+#: How often :meth:`GrpcProcess.watch` looks; the first and the longest wait before a restart.
+_WATCH_EVERY, _FIRST_BACKOFF, _MAX_BACKOFF = 1.0, 1.0, 60.0
+#: A process that served this long was healthy: the next restart waits the first backoff.
+_HEALTHY_AFTER = 60.0
 
 
 def grpc_url(host: str, port: int) -> str:
@@ -72,25 +85,82 @@ class GrpcProcess:
     #: The process that started it: gunicorn's workers are forks of it, and leave through
     #: the same ``finally`` as the master, where they must not stop it.
     owner: int = dataclasses.field(default_factory=os.getpid)
+    #: How to start it again (:meth:`watch`): its command line, address and start timeout.
+    argv: tuple[str, ...] = ()
+    host: str = ""
+    port: int = 0
+    timeout: float | None = None
+    #: Set by :meth:`stop`: no restart from then on.
+    stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
+    #: Restarts so far.
+    restarts: int = 0
+    #: Held while a restart starts a process: stop() waits for it, so none is left behind.
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
     def stop(self) -> int | None:
         """SIGTERM, wait (its grace and a margin), then SIGKILL; its exit status (None: not
         called by the process that started it, which alone stops it)."""
         if os.getpid() != self.owner:
             return None
+        self.stopping.set()
+        with self.lock:
+            return _end(self.proc, self.grace)
+
+    def alive(self) -> bool:
+        """Still running. Gunicorn's master reaps every child (``waitpid(-1)``), so a
+        process that ended may have no status left to read: gone from the process table
+        is ended too."""
+        if self.proc.poll() is not None:
+            return False
         try:
-            if self.proc.poll() is None:
-                self.proc.send_signal(signal.SIGTERM)
-            try:
-                return self.proc.wait(timeout=self.grace + _STOP_MARGIN)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                return self.proc.wait()
-        except ProcessLookupError:  # it ended, and gunicorn's master reaped it (waitpid(-1))
-            return None
-        finally:
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
+            os.kill(self.proc.pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def watch(self) -> None:
+        """Restart the process whenever it ends before :meth:`stop`, from a daemon thread
+        (under gevent a bare greenlet: gevent keeps greenlets across gunicorn's fork, and
+        the worker's copy, which returns at once, must not end as a thread of the worker)."""
+        if cooperative():
+            import gevent  # type: ignore[import-untyped]
+
+            gevent.spawn(self._watch)
+        else:
+            threading.Thread(target=self._watch, name="a2a-grpc-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        backoff = _FIRST_BACKOFF
+        started = time.monotonic()
+        while not self.stopping.wait(_WATCH_EVERY):
+            if os.getpid() != self.owner:
+                return  # a forked worker's copy (gevent keeps greenlets across fork)
+            if self.alive():
+                continue
+            status = self.proc.returncode
+            if time.monotonic() - started >= _HEALTHY_AFTER:
+                backoff = _FIRST_BACKOFF
+            _say(f"the gRPC process (pid {self.proc.pid}) exited"
+                 f"{'' if status is None else f' with status {status}'}; "
+                 f"starting another in {backoff:g} s")
+            if self.stopping.wait(backoff):
+                return
+            backoff = min(backoff * 2, _MAX_BACKOFF)
+            started = time.monotonic()
+            with self.lock:
+                if self.stopping.is_set():
+                    return
+                if self.proc.stdin is not None:
+                    self.proc.stdin.close()
+                try:
+                    self.proc = _spawn(self.argv)
+                    _wait_listening(self.proc, self.host, self.port, self.timeout or 60.0,
+                                    self.grace)
+                except StartupFailure as failure:
+                    _say(str(failure))
+                    continue
+            self.restarts += 1
+            _say(f"the gRPC process restarted (pid {self.proc.pid})")
 
 
 def start_grpc_process(target: str, host: str, port: int, *, grace: float,
@@ -101,12 +171,24 @@ def start_grpc_process(target: str, host: str, port: int, *, grace: float,
         listen within ``timeout`` seconds (None: no limit).
     """
     bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "a2a_wsgi.grpc", target, "--bind", bind, "--grace", f"{grace:g}",
-         "--with-parent"],
-        stdin=subprocess.PIPE, start_new_session=True,  # signalled by us only, not Ctrl-C
-        env=dict(os.environ))
-    started = GrpcProcess(proc, grace)
+    argv = (sys.executable, "-m", "a2a_wsgi.grpc", target, "--bind", bind,
+            "--grace", f"{grace:g}", "--with-parent")
+    proc = _spawn(argv)
+    _wait_listening(proc, host, port, timeout, grace)
+    return GrpcProcess(proc, grace, argv=argv, host=host, port=port, timeout=timeout)
+
+
+def _spawn(argv: tuple[str, ...]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(list(argv), stdin=subprocess.PIPE,
+                            start_new_session=True,  # signalled by us only, not Ctrl-C
+                            env=dict(os.environ))
+
+
+def _wait_listening(proc: subprocess.Popen[bytes], host: str, port: int,
+                    timeout: float | None, grace: float) -> None:
+    """Wait until ``proc`` listens on ``port``; StartupFailure (and ``proc`` stopped) if it
+    exits first or does not listen within ``timeout`` seconds."""
+    bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     deadline = None if timeout is None else time.monotonic() + timeout
     dial = "127.0.0.1" if host in _WILDCARD_HOSTS else host
     try:
@@ -121,9 +203,29 @@ def start_grpc_process(target: str, host: str, port: int, *, grace: float,
                                                 f"within {timeout:g} s (--timeout)")
             time.sleep(0.1)
     except BaseException:  # (Ctrl-C too) no gRPC process outlives a start that failed
-        started.stop()
+        _end(proc, grace)
         raise
-    return started
+
+
+def _end(proc: subprocess.Popen[bytes], grace: float) -> int | None:
+    """SIGTERM ``proc``, wait its grace and a margin, then SIGKILL; its exit status."""
+    try:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            return proc.wait(timeout=grace + _STOP_MARGIN)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return proc.wait()
+    except (ProcessLookupError, ChildProcessError):  # it ended, and gunicorn's master
+        return None                                  # reaped it (waitpid(-1))
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+
+
+def _say(line: str) -> None:
+    print(f"a2a serve: {line}", file=sys.stderr, flush=True)
 
 
 def _listens(host: str, port: int) -> bool:

@@ -34,6 +34,7 @@ from ..rest import decode_status, encode_status
 from ..versioning import V1_0
 from ..wire import encode_stream_event
 from ._defaults import with_required_defaults
+from ._fromjson import GiveUp, parse
 from .proto import GrpcMethod, code_number, message_class, pool
 
 __all__ = [
@@ -99,6 +100,10 @@ def result_value(message: Message) -> JSONValue:
 
 
 def _parsed(cls: type[Message], value: JSONValue, error: type[RPCError]) -> Message:
+    try:  # the common shapes without ParseDict's cost; ParseDict for the rest (and errors)
+        return parse(value, cls())
+    except GiveUp:
+        pass
     try:
         if not isinstance(value, dict):
             raise TypeError(f"a JSON object is needed, not {type(value).__name__}")

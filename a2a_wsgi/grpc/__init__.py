@@ -8,7 +8,8 @@ foreground. docs/grpc.md says how it fits beside the HTTP server.
 
 from __future__ import annotations
 
-from ._server import DEFAULT_MAX_WORKERS, GrpcServer, serve_grpc
+from ._server import DEFAULT_MAX_STREAMS, DEFAULT_MAX_WORKERS, GrpcServer, serve_grpc
 from ._service import A2AGrpcService, call_environ
 
-__all__ = ["DEFAULT_MAX_WORKERS", "A2AGrpcService", "GrpcServer", "call_environ", "serve_grpc"]
+__all__ = ["DEFAULT_MAX_STREAMS", "DEFAULT_MAX_WORKERS", "A2AGrpcService", "GrpcServer",
+           "call_environ", "serve_grpc"]

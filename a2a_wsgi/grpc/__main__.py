@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import signal
 import sys
 import threading
@@ -18,7 +19,7 @@ from types import FrameType
 from ..app import A2AApp
 from ..store_choice import MemoryStoreInManyProcessesError, MissingExtraError
 from ..stores.base import StoreOpenError
-from ._server import DEFAULT_MAX_WORKERS, serve_grpc
+from ._server import DEFAULT_MAX_STREAMS, DEFAULT_MAX_WORKERS, serve_grpc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -27,7 +28,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("app", help="the app to serve, e.g. examples.echo:app")
     parser.add_argument("--bind", default="127.0.0.1:50051", help="HOST:PORT to listen on")
     parser.add_argument("--max-workers", type=int, default=DEFAULT_MAX_WORKERS,
-                        help="threads: calls and open streams together")
+                        help="threads for unary calls in flight")
+    parser.add_argument("--max-streams", type=int, default=DEFAULT_MAX_STREAMS,
+                        help="streams open at once, a thread each; one more is refused")
     parser.add_argument("--grace", type=float, default=5.0,
                         help="seconds open calls get to end when stopping")
     parser.add_argument("--with-parent", action="store_true",
@@ -39,9 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = import_app(args.app)
     if not isinstance(app, A2AApp):
         parser.error(f"{args.app} is not an A2AApp")
+    _raise_open_files(2 * args.max_streams + 256)
     # Other processes (the HTTP workers) may serve the same app: an in-memory store is refused.
     try:
-        server = serve_grpc(app, args.bind, max_workers=args.max_workers, multiprocess=True)
+        server = serve_grpc(app, args.bind, max_workers=args.max_workers,
+                            max_streams=args.max_streams, multiprocess=True)
     except (MemoryStoreInManyProcessesError, MissingExtraError, StoreOpenError, OSError,
             RuntimeError) as exc:  # (grpcio's "Failed to bind" is a RuntimeError)
         print(f"a2a: gRPC on {args.bind}: {exc}", file=sys.stderr, flush=True)
@@ -61,6 +66,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     server.stop(args.grace)
     app.close()
     return 0
+
+
+def _raise_open_files(needed: int) -> None:
+    """Each held stream keeps two descriptors (its hang-up socket pair, ._hangup): raise
+    the soft limit towards the hard one when the default (often 1,024) is too low."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        wanted = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
 def _stop_at_eof(stopping: threading.Event) -> None:

@@ -50,6 +50,7 @@ from ..app import A2AApp
 from ..auth.wsgi import RequestGuard, as_policy
 from ..disconnect import CLIENT_GONE_KEY
 from ..telemetry import call_record, observe
+from ._hangup import CallHangup
 
 __all__ = ["A2AGrpcService", "call_environ"]
 
@@ -172,11 +173,12 @@ class A2AGrpcService:
     ) -> Callable[[Message, grpc.ServicerContext], Iterator[Message]]:
         def answer(request: Message, context: grpc.ServicerContext) -> Iterator[Message]:
             failures: list[_Abort] = []
+            hangup = CallHangup(context)
 
             def handle(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
                 record = call_record(environ) or UNOBSERVED
                 try:
-                    result = self._run(method, request, context, record)
+                    result = self._run(method, request, context, record, hangup.probe)
                     if not isinstance(result, Events):
                         raise _Abort(InternalError())
                 except Exception as exc:
@@ -189,12 +191,14 @@ class A2AGrpcService:
                 yield from cast("Iterator[Message]", body)
             finally:  # the client left, or the stream ended: stop its producer, log its line
                 close(body)
+                hangup.close()
             if failures:
                 _end(context, failures[0])
         return answer
 
     def _run(self, method: GrpcMethod, request: Message,
-             context: grpc.ServicerContext, record: CallRecord) -> Answer:
+             context: grpc.ServicerContext, record: CallRecord,
+             client_gone: Callable[[], bool] | None = None) -> Answer:
         """Authenticate, read the version and the params, then the one call sequence
         (:meth:`~a2a_core.calls.CallPipeline.call`); a failure ends the call (:class:`_Abort`)."""
         app = self.app
@@ -210,7 +214,7 @@ class A2AGrpcService:
         record.start(GRPC, version, identity)
         params = params_of(request)
         http = HttpRequest(method="POST", path=method.path, headers=headers,
-                           client_gone=lambda: not context.is_active())
+                           client_gone=client_gone or (lambda: not context.is_active()))
         answered = calls.call(http, method.operation, params, version,
                               base_url=self.base_url or app.base_url, metadata=None,
                               identity=identity, record=record)

@@ -96,10 +96,13 @@ def echo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         stop_group(served.proc, timeout=30)
 
 
-@pytest.fixture(scope="module")
-def held(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+@pytest.fixture(scope="module", params=["gevent", "gthread"])
+def held(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+         ) -> Iterator[Served]:
+    """Two workers of ``a2a serve``'s default worker class (gevent: an SSE stream that
+    follows a task parks) and of gthread, beside the gRPC process."""
     served = _start("grpc_site:app", tmp_path_factory.mktemp("held"), "--workers", "2",
-                    "--worker-class", "gthread")
+                    "--worker-class", request.param)
     try:
         yield served
     finally:
@@ -237,6 +240,49 @@ def test_sigterm_stops_the_grpc_process_too(tmp_path: Path) -> None:
             sent = over_grpc.send_message("one worker")  # one worker: still the SQLite file
             assert isinstance(sent, Task)
             assert _text(over_rpc.get_task(sent.id)) == ["one worker"]
+        served.proc.send_signal(signal.SIGTERM)
+        assert served.proc.wait(timeout=60) == 0, served.log()
+    finally:
+        stop_group(served.proc)
+    assert not _listens(int(served.target.rsplit(":", 1)[1]))
+    assert "Traceback" not in served.log()
+
+
+def _grpc_child(parent: int) -> int | None:
+    """The pid of ``a2a serve``'s gRPC process (a child of its master), else None."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"a2a_wsgi.grpc" in argv:
+            return int(entry.name)
+    return None
+
+
+@pytest.mark.parametrize("worker_class", ["gevent", "gthread"])
+def test_a_grpc_process_that_dies_is_restarted(tmp_path: Path, worker_class: str) -> None:
+    served = _start("examples.echo:app", tmp_path, "--workers", "1",
+                    "--worker-class", worker_class)
+    try:
+        first = _grpc_child(served.proc.pid)
+        assert first is not None, served.log()
+        os.kill(first, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while (_grpc_child(served.proc.pid) in (None, first)
+               or "the gRPC process restarted" not in served.log()):
+            assert served.proc.poll() is None, served.log()
+            assert time.monotonic() < deadline, served.log()
+            time.sleep(0.2)
+        with A2AClient(served.url, binding="GRPC") as over_grpc, \
+                A2AClient(served.url, binding="JSONRPC") as over_rpc:
+            sent = over_grpc.send_message("after the restart")
+            assert isinstance(sent, Task)
+            assert _text(over_rpc.get_task(sent.id)) == ["after the restart"]
+        assert f"the gRPC process (pid {first}) exited" in served.log()
         served.proc.send_signal(signal.SIGTERM)
         assert served.proc.wait(timeout=60) == 0, served.log()
     finally:

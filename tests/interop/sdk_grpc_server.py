@@ -3,24 +3,20 @@ gRPC client calls.
 
 Run as ``python sdk_grpc_server.py``: it listens on a free 127.0.0.1 port, prints
 ``LISTENING <port>`` once it serves, and serves until killed. The agent is the interop
-tests' (tests/interop/sdk_server.py: "stream", "hold", "ask", "direct", else echo), with
+tests' (sdk_server.py here: "stream", "hold", "ask", "direct", else echo), with
 push configs stored in memory and an extended card.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "interop"))
-
-import grpc  # noqa: E402
-from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler  # noqa: E402
-from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore  # noqa: E402
-from a2a.types import a2a_pb2_grpc  # noqa: E402
-from a2a.types.a2a_pb2 import AgentCapabilities, AgentInterface  # noqa: E402
-from sdk_server import InteropExecutor, build_card  # noqa: E402
+import grpc
+from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
+from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore
+from a2a.types import a2a_pb2_grpc
+from a2a.types.a2a_pb2 import AgentCapabilities, AgentInterface
+from sdk_server import InteropExecutor, build_card  # this folder: the script's own
 
 
 async def main() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from interop_support import require_sdk
 from support.processes import stop
 
 from a2a_client.cards import Endpoint
@@ -40,6 +41,7 @@ from a2a_core.models import (
 )
 from a2a_core.optable import Operation
 
+require_sdk()
 pytestmark = pytest.mark.slow
 SERVER = Path(__file__).resolve().parent / "sdk_grpc_server.py"
 TIMEOUT = (5.0, 10.0)

@@ -1,28 +1,47 @@
 """The official SDK's gRPC client (``a2a-sdk`` 1.3.0, ``GrpcTransport``) drives our server.
 
 The SDK is handed a card whose only interface is our gRPC port, so its own factory
-picks its gRPC transport; every operation goes through it, and our errors arrive as the
-SDK's own exception classes (it reads the ErrorInfo reason of our Status details).
+picks its gRPC transport; every operation goes through it (SendMessage with a
+non-streaming client config, SendStreamingMessage with a streaming one), and our errors
+arrive as the SDK's own exception classes (it reads the ErrorInfo reason of our Status
+details). Our server is tests/grpc/grpc_support.py's app, served over HTTP and gRPC.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
 import pytest
-from a2a.client import ClientConfig, create_client
-from a2a.types import a2a_pb2 as pb
-from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
-from grpc_support import Both
+from interop_support import require_sdk
+
+require_sdk()
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "grpc"))
+
+from a2a.client import ClientConfig, create_client  # noqa: E402
+from a2a.types import a2a_pb2 as pb  # noqa: E402
+from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError  # noqa: E402
+from grpc_support import Both, grpc_app, served_both  # noqa: E402
+
+from a2a_wsgi.telemetry import ACCESS_LOGGER  # noqa: E402
 
 T = TypeVar("T")
 
 
-def run(scenario: Callable[[Any], Awaitable[T]], both: Both) -> T:
+@pytest.fixture(scope="module")
+def both() -> Iterator[Both]:
+    """Our app served over HTTP and gRPC (push and the extended card declared)."""
+    with served_both(grpc_app()) as served:
+        yield served
+
+
+def run(scenario: Callable[[Any], Awaitable[T]], both: Both, *, streaming: bool = True) -> T:
     """``scenario(client)`` with the SDK's gRPC client, in a fresh event loop."""
     card = pb.AgentCard(
         name="ours", description="our server", version="1",
@@ -32,7 +51,7 @@ def run(scenario: Callable[[Any], Awaitable[T]], both: Both) -> T:
                                                 protocol_version="1.0")])
 
     async def main() -> T:
-        config = ClientConfig(streaming=True, supported_protocol_bindings=["GRPC"],
+        config = ClientConfig(streaming=streaming, supported_protocol_bindings=["GRPC"],
                               grpc_channel_factory=grpc.aio.insecure_channel)
         client = await create_client(card, config)
         try:
@@ -62,6 +81,24 @@ def test_the_sdk_streams_a_send_then_reads_and_lists(both: Both) -> None:
         assert [t.id for t in listed.tasks] == [task_id]
 
     run(scenario, both)
+
+
+def test_the_sdk_sends_a_blocking_message(both: Both, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, ACCESS_LOGGER)
+    async def scenario(client: Any) -> None:
+        answers = [e async for e in client.send_message(user_message("blocking"))]
+        assert len(answers) == 1 and answers[0].HasField("task")  # SendMessage's one answer
+        task = answers[0].task
+        assert task.status.state == pb.TaskState.TASK_STATE_COMPLETED
+        assert [p.text for a in task.artifacts for p in a.parts] == ["echo: blocking"]
+        direct = [e async for e in client.send_message(user_message("direct"))]
+        assert direct[0].HasField("message") and direct[0].message.parts[0].text == \
+            "direct answer"
+
+    run(scenario, both, streaming=False)
+    operations = [getattr(r, "operation", None) for r in caplog.records
+                  if r.name == ACCESS_LOGGER]
+    assert operations == ["SendMessage", "SendMessage"]  # the unary rpc, not the streaming one
 
 
 def test_the_sdk_subscribes_and_cancels(both: Both) -> None:
