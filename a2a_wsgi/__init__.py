@@ -8,40 +8,49 @@
             return reply(msg.text)
 
     app = A2AApp(Echo(), base_url="https://agents.example.com/echo/")
+
+The names below are this package's public surface, with the few public modules
+``docs/api.md`` lists. Each is imported on first use (:mod:`a2a_core._lazy`): ``import
+a2a_wsgi`` alone loads nothing of the server.
 """
 
 from __future__ import annotations
 
-from . import overrides
-from .agent import Agent as Agent
-from .agent import AgentContext as AgentContext
-from .agent import Outcome as Outcome
-from .agent import auth_required as auth_required
-from .agent import error as error
-from .agent import input_required as input_required
-from .agent import message as message
-from .agent import reject as reject
-from .agent import reply as reply
-from .agent import stream as stream
-from .agent import working as working
-from .app import A2AApp as A2AApp
-from .overrides import get_agent_card as get_agent_card
-from .overrides import get_base_url as get_base_url
-from .overrides import get_identity as get_identity
-from .overrides import get_metadata as get_metadata
-from .overrides import put_base_url as put_base_url
-from .overrides import put_identity as put_identity
-from .overrides import put_metadata as put_metadata
-from .push import PushSettings as PushSettings
-from .push import UrlPolicy as UrlPolicy
-from .runtime import Runtime as Runtime
-from .serve import ServerHandle as ServerHandle
-from .serve import run_gunicorn as run_gunicorn
-from .serve import serve as serve
-from .stores import MemoryTaskStore as MemoryTaskStore
-from .stores import SQLiteTaskStore as SQLiteTaskStore
-from .stores import TaskStore as TaskStore
-from .stores import open_store as open_store
+from typing import TYPE_CHECKING
+
+from a2a_core._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from . import overrides as overrides
+    from .agent import Agent as Agent
+    from .agent import AgentContext as AgentContext
+    from .agent import Outcome as Outcome
+    from .agent import auth_required as auth_required
+    from .agent import error as error
+    from .agent import input_required as input_required
+    from .agent import message as message
+    from .agent import reject as reject
+    from .agent import reply as reply
+    from .agent import stream as stream
+    from .agent import working as working
+    from .app import A2AApp as A2AApp
+    from .overrides import get_agent_card as get_agent_card
+    from .overrides import get_base_url as get_base_url
+    from .overrides import get_identity as get_identity
+    from .overrides import get_metadata as get_metadata
+    from .overrides import put_base_url as put_base_url
+    from .overrides import put_identity as put_identity
+    from .overrides import put_metadata as put_metadata
+    from .push import PushSettings as PushSettings
+    from .push import UrlPolicy as UrlPolicy
+    from .runtime import Runtime as Runtime
+    from .serve import ServerHandle as ServerHandle
+    from .serve import run_gunicorn as run_gunicorn
+    from .serve import serve as serve
+    from .stores import MemoryTaskStore as MemoryTaskStore
+    from .stores import SQLiteTaskStore as SQLiteTaskStore
+    from .stores import TaskStore as TaskStore
+    from .stores import open_store as open_store
 
 __all__ = [
     "A2AApp",
@@ -66,5 +75,34 @@ __all__ = [
     "serve",
     "ServerHandle",
     "run_gunicorn",
-    *overrides.__all__,  # per-request overrides, listed once in a2a_wsgi.overrides
+    # per-request overrides (a2a_wsgi.overrides)
+    "get_agent_card",
+    "get_base_url",
+    "get_identity",
+    "get_metadata",
+    "put_base_url",
+    "put_identity",
+    "put_metadata",
 ]
+
+#: Where each name lives (read on first use).
+_WHERE = {
+    "overrides": "",
+    **dict.fromkeys(["Agent", "AgentContext", "Outcome", "auth_required", "error",
+                     "input_required", "message", "reject", "reply", "stream", "working"],
+                    ".agent"),
+    "A2AApp": ".app",
+    **dict.fromkeys(["get_agent_card", "get_base_url", "get_identity", "get_metadata",
+                     "put_base_url", "put_identity", "put_metadata"], ".overrides"),
+    "PushSettings": ".push",
+    "UrlPolicy": ".push",
+    "Runtime": ".runtime",
+    "ServerHandle": ".serve",
+    "run_gunicorn": ".serve",
+    "serve": ".serve",
+    **dict.fromkeys(["MemoryTaskStore", "SQLiteTaskStore", "TaskStore", "open_store"],
+                    ".stores"),
+}
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals(), shadowed=("serve",))
