@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from a2a_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from . import errors as errors
     from .cards import Endpoint as Endpoint
     from .client import A2AClient as A2AClient
     from .errors import ClientError as ClientError
@@ -72,30 +71,29 @@ __all__ = [
 
 #: Where each name lives (read on first use).
 _WHERE = {
-    "errors": "",
-    "Endpoint": ".cards",
-    "A2AClient": ".client",
-    "ClientError": ".errors",
-    "ConnectError": ".errors",
-    "ConnectTimeout": ".errors",
-    "HTTPStatusError": ".errors",
-    "ReadTimeout": ".errors",
-    "TimeoutException": ".errors",
-    "TransportError": ".errors",
-    "WaitTimeout": ".errors",
-    "JWKSFetcher": ".push",
-    "PushVerificationError": ".push",
-    "ReplayCache": ".push",
-    "verify_push": ".push",
-    "EventStream": ".streams",
-    "AgentDescriptor": ".tools",
-    "Tool": ".tools",
-    "ToolContext": ".tools",
-    "ToolResult": ".tools",
-    "agent": ".tools",
-    "agent_tools": ".tools",
-    "agents_from_config": ".tools",
-    "DEFAULT_TIMEOUT": ".transport",
+    "Endpoint": "a2a_client.cards",
+    "A2AClient": "a2a_client.client",
+    "ClientError": "a2a_client.errors",
+    "ConnectError": "a2a_client.errors",
+    "ConnectTimeout": "a2a_client.errors",
+    "HTTPStatusError": "a2a_client.errors",
+    "ReadTimeout": "a2a_client.errors",
+    "TimeoutException": "a2a_client.errors",
+    "TransportError": "a2a_client.errors",
+    "WaitTimeout": "a2a_client.errors",
+    "JWKSFetcher": "a2a_client.push",
+    "PushVerificationError": "a2a_client.push",
+    "ReplayCache": "a2a_client.push",
+    "verify_push": "a2a_client.push",
+    "EventStream": "a2a_client.streams",
+    "AgentDescriptor": "a2a_client.tools",
+    "Tool": "a2a_client.tools",
+    "ToolContext": "a2a_client.tools",
+    "ToolResult": "a2a_client.tools",
+    "agent": "a2a_client.tools",
+    "agent_tools": "a2a_client.tools",
+    "agents_from_config": "a2a_client.tools",
+    "DEFAULT_TIMEOUT": "a2a_client.transport",
 }
 
 if not TYPE_CHECKING:

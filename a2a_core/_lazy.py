@@ -3,7 +3,7 @@
 A package ``__init__`` lists its exports twice: as imports under ``TYPE_CHECKING`` (for
 mypy and readers) and in a table of name -> module handed to :func:`lazy_exports`, whose
 ``__getattr__`` (PEP 562) imports the module on the first access and keeps the value in
-the package's namespace. ``tests/test_public_api.py`` checks that the two agree and that
+the package's namespace. ``tests/test_public_surface.py`` checks that the two agree and that
 each name in ``__all__`` resolves. So ``import a2a_wsgi`` costs a few dictionaries, and an
 app that never signs, pushes or checks a JWT never imports what those need.
 """
@@ -36,8 +36,7 @@ def lazy_exports(
     shadowed: Collection[str] = (),
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``(__getattr__, __dir__)`` for ``package``: ``where`` maps each exported name to
-    the module (relative to ``package``) that defines it; a name mapped to ``""`` is the
-    submodule of that name. ``shadowed`` names a submodule's own export of its name, which
+    the module that defines it. ``shadowed`` names a submodule's own export of its name, which
     the package keeps when the submodule is imported (see :class:`_Package`)."""
     if shadowed:
         module = sys.modules[package]
@@ -48,10 +47,7 @@ def lazy_exports(
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        if module == "":
-            value: object = importlib.import_module(f".{name}", package)
-        else:
-            value = getattr(importlib.import_module(module, package), name)
+        value = getattr(importlib.import_module(module, package), name)
         namespace[name] = value
         return value
 

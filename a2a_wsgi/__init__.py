@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from a2a_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from . import overrides as overrides
     from .agent import Agent as Agent
     from .agent import AgentContext as AgentContext
     from .agent import Outcome as Outcome
@@ -45,8 +44,10 @@ if TYPE_CHECKING:
     from .push import UrlPolicy as UrlPolicy
     from .runtime import Runtime as Runtime
     from .serve import ServerHandle as ServerHandle
+    from .serve import gunicorn_post_worker_init as gunicorn_post_worker_init
     from .serve import run_gunicorn as run_gunicorn
     from .serve import serve as serve
+    from .serve import settle_gc as settle_gc
     from .stores import MemoryTaskStore as MemoryTaskStore
     from .stores import SQLiteTaskStore as SQLiteTaskStore
     from .stores import TaskStore as TaskStore
@@ -75,6 +76,8 @@ __all__ = [
     "serve",
     "ServerHandle",
     "run_gunicorn",
+    "gunicorn_post_worker_init",
+    "settle_gc",
     # per-request overrides (a2a_wsgi.overrides)
     "get_agent_card",
     "get_base_url",
@@ -85,23 +88,21 @@ __all__ = [
     "put_metadata",
 ]
 
-#: Where each name lives (read on first use).
+#: Where each name lives (imported on first use).
 _WHERE = {
-    "overrides": "",
     **dict.fromkeys(["Agent", "AgentContext", "Outcome", "auth_required", "error",
                      "input_required", "message", "reject", "reply", "stream", "working"],
-                    ".agent"),
-    "A2AApp": ".app",
+                    "a2a_wsgi.agent"),
+    "A2AApp": "a2a_wsgi.app",
     **dict.fromkeys(["get_agent_card", "get_base_url", "get_identity", "get_metadata",
-                     "put_base_url", "put_identity", "put_metadata"], ".overrides"),
-    "PushSettings": ".push",
-    "UrlPolicy": ".push",
-    "Runtime": ".runtime",
-    "ServerHandle": ".serve",
-    "run_gunicorn": ".serve",
-    "serve": ".serve",
+                     "put_base_url", "put_identity", "put_metadata"], "a2a_wsgi.overrides"),
+    "PushSettings": "a2a_wsgi.push",
+    "UrlPolicy": "a2a_wsgi.push",
+    "Runtime": "a2a_wsgi.runtime",
+    **dict.fromkeys(["ServerHandle", "gunicorn_post_worker_init", "run_gunicorn", "serve",
+                     "settle_gc"], "a2a_wsgi.serve"),
     **dict.fromkeys(["MemoryTaskStore", "SQLiteTaskStore", "TaskStore", "open_store"],
-                    ".stores"),
+                    "a2a_wsgi.stores"),
 }
 
 if not TYPE_CHECKING:

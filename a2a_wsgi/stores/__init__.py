@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .base import sort_key as sort_key
     from .memory import MemoryTaskStore as MemoryTaskStore
     from .outage import is_outage as is_outage
+    from .postgres import PostgresTaskStore as PostgresTaskStore
     from .sqlite import SQLiteTaskStore as SQLiteTaskStore
     from .sqlite import default_sqlite_path as default_sqlite_path
 
@@ -55,6 +56,7 @@ __all__ = [
     "LeaseStore",
     "MemoryTaskStore",
     "SQLiteTaskStore",
+    "PostgresTaskStore",
     "default_sqlite_path",
     "is_outage",
     "open_store",
@@ -96,27 +98,28 @@ def open_store(spec: TaskStore | str | None = None, **options: Any) -> TaskStore
 
 #: Where each name lives (imported on first use, :mod:`a2a_core._lazy`).
 _WHERE = {
-    "LEGACY_FINGERPRINT": ".base",
-    "ConflictError": ".base",
-    "Delivery": ".base",
-    "DuplicateMessageError": ".base",
-    "EventLog": ".base",
-    "EventsExpiredError": ".base",
-    "Lease": ".base",
-    "LeaseClaim": ".base",
-    "LeaseStore": ".base",
-    "OutboxEntry": ".base",
-    "PushStore": ".base",
-    "StoredTask": ".base",
-    "StoreOpenError": ".base",
-    "TaskCursor": ".base",
-    "TaskRecords": ".base",
-    "TaskStore": ".base",
-    "sort_key": ".base",
-    "MemoryTaskStore": ".memory",
-    "is_outage": ".outage",
-    "SQLiteTaskStore": ".sqlite",
-    "default_sqlite_path": ".sqlite",
+    "LEGACY_FINGERPRINT": "a2a_wsgi.stores.base",
+    "ConflictError": "a2a_wsgi.stores.base",
+    "Delivery": "a2a_wsgi.stores.base",
+    "DuplicateMessageError": "a2a_wsgi.stores.base",
+    "EventLog": "a2a_wsgi.stores.base",
+    "EventsExpiredError": "a2a_wsgi.stores.base",
+    "Lease": "a2a_wsgi.stores.base",
+    "LeaseClaim": "a2a_wsgi.stores.base",
+    "LeaseStore": "a2a_wsgi.stores.base",
+    "OutboxEntry": "a2a_wsgi.stores.base",
+    "PushStore": "a2a_wsgi.stores.base",
+    "StoredTask": "a2a_wsgi.stores.base",
+    "StoreOpenError": "a2a_wsgi.stores.base",
+    "TaskCursor": "a2a_wsgi.stores.base",
+    "TaskRecords": "a2a_wsgi.stores.base",
+    "TaskStore": "a2a_wsgi.stores.base",
+    "sort_key": "a2a_wsgi.stores.base",
+    "MemoryTaskStore": "a2a_wsgi.stores.memory",
+    "is_outage": "a2a_wsgi.stores.outage",
+    "SQLiteTaskStore": "a2a_wsgi.stores.sqlite",
+    "PostgresTaskStore": "a2a_wsgi.stores.postgres",  # psycopg only when it is used
+    "default_sqlite_path": "a2a_wsgi.stores.sqlite",
 }
 
 if not TYPE_CHECKING:
