@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .agent import stream as stream
     from .agent import working as working
     from .app import A2AApp as A2AApp
+    from .card_schema import CardSchemaError as CardSchemaError
     from .overrides import get_agent_card as get_agent_card
     from .overrides import get_base_url as get_base_url
     from .overrides import get_identity as get_identity
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "A2AApp",
+    "CardSchemaError",
     "Agent",
     "AgentContext",
     "Outcome",
@@ -94,6 +96,7 @@ _WHERE = {
                      "input_required", "message", "reject", "reply", "stream", "working"],
                     "a2a_wsgi.agent"),
     "A2AApp": "a2a_wsgi.app",
+    "CardSchemaError": "a2a_wsgi.card_schema",
     **dict.fromkeys(["get_agent_card", "get_base_url", "get_identity", "get_metadata",
                      "put_base_url", "put_identity", "put_metadata"], "a2a_wsgi.overrides"),
     "PushSettings": "a2a_wsgi.push",

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-import a2a_client
 import a2a_core
 import a2a_wsgi
 
@@ -180,10 +179,14 @@ def test_a2a_version_imports_nothing_of_the_client() -> None:
 
 
 def test_a_name_is_the_same_object_however_it_is_reached() -> None:
-    from a2a_wsgi.serve import serve  # the submodule of the same name, imported
+    from a2a_wsgi import A2AApp, serve
 
-    assert a2a_wsgi.serve is serve and callable(a2a_wsgi.serve)
-    assert a2a_client.A2AClient is importlib.import_module("a2a_client.client").A2AClient
+    importlib.import_module(serve.__module__)  # the module defining serve(), imported too
+    from a2a_wsgi import serve as again  # still the function, not that module
+
+    assert again is serve and callable(serve)
+    assert importlib.import_module(serve.__module__).serve is serve
+    assert sys.modules[A2AApp.__module__].A2AApp is A2AApp is a2a_wsgi.A2AApp
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         a2a_wsgi.Nope  # noqa: B018
 
