@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 from .admission import default_stream_limit
 from .concurrency import cooperative
 from .process import ServerInfo, announce
-from .runtime._service import stop_all_streams
 from .store_choice import MemoryStoreInManyProcessesError, MissingExtraError
 from .stores.base import StoreOpenError
 
@@ -233,6 +232,7 @@ def stop_streams_on_sigterm() -> bool:
     SIG_DFL or SIG_IGN are left alone, since chaining would change what SIGTERM
     does). Idempotent; True when the handler is in place.
     """
+    from .runtime._service import stop_all_streams  # the runtime only in a worker
     return _chain_on_sigterm(stop_all_streams, off_handler=True)
 
 

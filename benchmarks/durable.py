@@ -4,6 +4,11 @@
     .venv/bin/python benchmarks/durable.py --quick            # 1 round x 2 s
     .venv/bin/python benchmarks/durable.py --stores sqlite    # without PostgreSQL
 
+The SDK side runs from its own venv, ``benchmarks/.venv-sdk-durable``
+(``requirements-durable.txt``: the SDK with its ``sqlite`` and ``postgresql`` extras), not
+``benchmarks/.venv-sdk``: SQLAlchemy, once installed, is imported by the SDK's in-memory app
+too, and would weigh on ``run.py``'s and ``startup.py``'s numbers.
+
 The same blocking ``SendMessage`` as ``run.py``'s ``send`` (wrk, ``bench.lua``, a fresh
 ``messageId`` per request, the echo agent, task COMPLETED in the answer), one worker each,
 against, for each database:
@@ -45,7 +50,6 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.run import (  # noqa: E402  (the checkout's root must be on the path first)
     CARD_PATH,
-    SDK_VENV,
     Cell,
     Server,
     _psql,
@@ -64,6 +68,7 @@ from benchmarks.run import (  # noqa: E402  (the checkout's root must be on the 
 __all__ = ["main"]
 
 GOAL = 5.0
+SDK_VENV = Path(os.environ.get("BENCH_SDK_DURABLE_VENV", HERE / ".venv-sdk-durable"))
 DATABASES = ("sqlite", "postgres")
 
 
@@ -170,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found: apt-get install wrk (see benchmarks/README.md)")
     if not (SDK_VENV / "bin" / "python").exists():
-        raise SystemExit(f"no a2a-sdk venv at {SDK_VENV}: see benchmarks/README.md")
+        raise SystemExit(f"no a2a-sdk venv at {SDK_VENV}: see requirements-durable.txt")
     databases = [d for d in args.stores.split(",") if d]
     worker_class = args.worker_class or default_worker_class()
     tmp = Path(tempfile.mkdtemp(prefix="a2a-durable-"))

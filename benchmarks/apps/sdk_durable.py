@@ -9,7 +9,7 @@ store, ``DatabaseTaskStore`` (SQLAlchemy, async), for ``benchmarks/durable.py``.
 in that PostgreSQL schema (``search_path``; the caller creates and drops it). The engine and
 the store are the SDK's defaults (its pool, ``create_table=True``): the store as shipped.
 Everything else (executor, card, routes, 0.3 compatibility) is :mod:`benchmarks.apps.sdk`'s.
-Runs in benchmarks/.venv-sdk (``a2a-sdk[sqlite,postgresql]``); never imported by our tests.
+Runs in benchmarks/.venv-sdk-durable (``requirements-durable.txt``); never imported by our tests.
 """
 
 from __future__ import annotations
