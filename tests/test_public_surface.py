@@ -17,7 +17,9 @@ import pytest
 import a2a_core
 import a2a_wsgi
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent  # the docs (a copy of tests/ has them too)
+#: The packages as imported: the checkout, or the installed wheel (.ci/wheel-check).
+SOURCES = Path(a2a_core.__file__).resolve().parent.parent
 PACKAGES = ("a2a_core", "a2a_wsgi", "a2a_client")
 
 #: The modules a user imports from; docs/api.md lists the same set.
@@ -132,15 +134,16 @@ def test_each_public_module_lists_its_names_and_they_resolve(name: str) -> None:
 
 
 def _lazy_packages() -> list[Path]:
-    inits = sorted(p for package in PACKAGES for p in (ROOT / package).rglob("__init__.py"))
+    inits = sorted(p for package in PACKAGES for p in (SOURCES / package).rglob("__init__.py"))
     return [p for p in inits if "lazy_exports(" in p.read_text(encoding="utf-8")]
 
 
-@pytest.mark.parametrize("init", _lazy_packages(), ids=lambda p: str(p.parent.relative_to(ROOT)))
+@pytest.mark.parametrize("init", _lazy_packages(),
+                         ids=lambda p: str(p.parent.relative_to(SOURCES)))
 def test_lazy_tables_match_the_typed_imports(init: Path) -> None:
     """A lazy ``__init__`` states each name twice (TYPE_CHECKING imports for mypy, the table
     its ``__getattr__`` reads): the two agree, and cover ``__all__``."""
-    package = ".".join(init.parent.relative_to(ROOT).parts)
+    package = ".".join(init.parent.relative_to(SOURCES).parts)
     typed: dict[str, str] = {}
     tree = ast.parse(init.read_text(encoding="utf-8"))
     own = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
@@ -194,7 +197,7 @@ def test_a_name_is_the_same_object_however_it_is_reached() -> None:
 def _modules() -> list[str]:
     found = []
     for package in PACKAGES:
-        path = [str(ROOT / package)]
+        path = [str(SOURCES / package)]
         found.append(package)
         found += [m.name for m in pkgutil.walk_packages(path, package + ".")
                   if not m.name.endswith(".__main__")]
