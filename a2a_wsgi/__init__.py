@@ -8,43 +8,55 @@
             return reply(msg.text)
 
     app = A2AApp(Echo(), base_url="https://agents.example.com/echo/")
+
+The names below are this package's public surface, with the few public modules
+``docs/api.md`` lists. Each is imported on first use (:mod:`a2a_core._lazy`): ``import
+a2a_wsgi`` alone loads nothing of the server.
 """
 
 from __future__ import annotations
 
-from . import overrides
-from .agent import Agent as Agent
-from .agent import AgentContext as AgentContext
-from .agent import Outcome as Outcome
-from .agent import auth_required as auth_required
-from .agent import error as error
-from .agent import input_required as input_required
-from .agent import message as message
-from .agent import reject as reject
-from .agent import reply as reply
-from .agent import stream as stream
-from .agent import working as working
-from .app import A2AApp as A2AApp
-from .overrides import get_agent_card as get_agent_card
-from .overrides import get_base_url as get_base_url
-from .overrides import get_identity as get_identity
-from .overrides import get_metadata as get_metadata
-from .overrides import put_base_url as put_base_url
-from .overrides import put_identity as put_identity
-from .overrides import put_metadata as put_metadata
-from .push import PushSettings as PushSettings
-from .push import UrlPolicy as UrlPolicy
-from .runtime import Runtime as Runtime
-from .serve import ServerHandle as ServerHandle
-from .serve import run_gunicorn as run_gunicorn
-from .serve import serve as serve
-from .stores import MemoryTaskStore as MemoryTaskStore
-from .stores import SQLiteTaskStore as SQLiteTaskStore
-from .stores import TaskStore as TaskStore
-from .stores import open_store as open_store
+from typing import TYPE_CHECKING
+
+from a2a_core._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .agent import Agent as Agent
+    from .agent import AgentContext as AgentContext
+    from .agent import Outcome as Outcome
+    from .agent import auth_required as auth_required
+    from .agent import error as error
+    from .agent import input_required as input_required
+    from .agent import message as message
+    from .agent import reject as reject
+    from .agent import reply as reply
+    from .agent import stream as stream
+    from .agent import working as working
+    from .app import A2AApp as A2AApp
+    from .card_schema import CardSchemaError as CardSchemaError
+    from .overrides import get_agent_card as get_agent_card
+    from .overrides import get_base_url as get_base_url
+    from .overrides import get_identity as get_identity
+    from .overrides import get_metadata as get_metadata
+    from .overrides import put_base_url as put_base_url
+    from .overrides import put_identity as put_identity
+    from .overrides import put_metadata as put_metadata
+    from .push import PushSettings as PushSettings
+    from .push import UrlPolicy as UrlPolicy
+    from .runtime import Runtime as Runtime
+    from .serve import ServerHandle as ServerHandle
+    from .serve import gunicorn_post_worker_init as gunicorn_post_worker_init
+    from .serve import run_gunicorn as run_gunicorn
+    from .serve import serve as serve
+    from .serve import settle_gc as settle_gc
+    from .stores import MemoryTaskStore as MemoryTaskStore
+    from .stores import SQLiteTaskStore as SQLiteTaskStore
+    from .stores import TaskStore as TaskStore
+    from .stores import open_store as open_store
 
 __all__ = [
     "A2AApp",
+    "CardSchemaError",
     "Agent",
     "AgentContext",
     "Outcome",
@@ -66,5 +78,35 @@ __all__ = [
     "serve",
     "ServerHandle",
     "run_gunicorn",
-    *overrides.__all__,  # per-request overrides, listed once in a2a_wsgi.overrides
+    "gunicorn_post_worker_init",
+    "settle_gc",
+    # per-request overrides (a2a_wsgi.overrides)
+    "get_agent_card",
+    "get_base_url",
+    "get_identity",
+    "get_metadata",
+    "put_base_url",
+    "put_identity",
+    "put_metadata",
 ]
+
+#: Where each name lives (imported on first use).
+_WHERE = {
+    **dict.fromkeys(["Agent", "AgentContext", "Outcome", "auth_required", "error",
+                     "input_required", "message", "reject", "reply", "stream", "working"],
+                    "a2a_wsgi.agent"),
+    "A2AApp": "a2a_wsgi.app",
+    "CardSchemaError": "a2a_wsgi.card_schema",
+    **dict.fromkeys(["get_agent_card", "get_base_url", "get_identity", "get_metadata",
+                     "put_base_url", "put_identity", "put_metadata"], "a2a_wsgi.overrides"),
+    "PushSettings": "a2a_wsgi.push",
+    "UrlPolicy": "a2a_wsgi.push",
+    "Runtime": "a2a_wsgi.runtime",
+    **dict.fromkeys(["ServerHandle", "gunicorn_post_worker_init", "run_gunicorn", "serve",
+                     "settle_gc"], "a2a_wsgi.serve"),
+    **dict.fromkeys(["MemoryTaskStore", "SQLiteTaskStore", "TaskStore", "open_store"],
+                    "a2a_wsgi.stores"),
+}
+
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals(), shadowed=("serve",))

@@ -22,9 +22,6 @@ from collections.abc import Collection, Mapping
 from typing import Any
 from urllib.parse import quote
 
-from werkzeug.exceptions import SecurityError
-from werkzeug.wsgi import get_host
-
 __all__ = ["LOOPBACK_HOSTS", "UntrustedHostError", "request_base_url", "normalize_hosts"]
 
 #: Trusted when the deployment names no hosts: the card is right for local use.
@@ -86,6 +83,9 @@ def _base_url(scheme: str, host_header: str | None, server_name: str | None,
               server_port: str | None, script_name: str,
               trusted: tuple[str, ...]) -> tuple[str | None, str]:
     """(the URL, or None when untrusted; the host to name in the error)."""
+    from werkzeug.exceptions import SecurityError  # werkzeug only when no base_url is set
+    from werkzeug.wsgi import get_host
+
     environ: dict[str, Any] = {"wsgi.url_scheme": scheme}
     for key, value in (("HTTP_HOST", host_header), ("SERVER_NAME", server_name),
                        ("SERVER_PORT", server_port)):

@@ -28,23 +28,20 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
-
-from werkzeug.serving import BaseWSGIServer, make_server
+from typing import TYPE_CHECKING, Any
 
 from .admission import default_stream_limit
 from .concurrency import cooperative
 from .process import ServerInfo, announce
-from .runtime._service import stop_all_streams
 from .store_choice import MemoryStoreInManyProcessesError, MissingExtraError
 from .stores.base import StoreOpenError
 
+if TYPE_CHECKING:  # werkzeug's package loads its test client and http.server: serve() only
+    from werkzeug.serving import BaseWSGIServer
+
 __all__ = [
-    "ServerHandle",
-    "parse_addr",
-    "serve",
-    "GUNICORN_DEFAULTS",
-    "GEVENT_DEFAULTS",
+    "ServerHandle", "parse_addr", "serve",
+    "GUNICORN_DEFAULTS", "GEVENT_DEFAULTS",
     "default_worker_class",
     "gunicorn_settings",
     "raise_open_file_limit",
@@ -124,6 +121,8 @@ def serve(app: Callable[..., Any], addr: str | int = "127.0.0.1:0") -> ServerHan
     start = getattr(app, "start", None)
     if callable(start):
         start()
+    from werkzeug.serving import make_server
+
     host, port = parse_addr(addr)
     server = make_server(host, port, app, threaded=True)
     bound_port = server.socket.getsockname()[1]
@@ -233,6 +232,7 @@ def stop_streams_on_sigterm() -> bool:
     SIG_DFL or SIG_IGN are left alone, since chaining would change what SIGTERM
     does). Idempotent; True when the handler is in place.
     """
+    from .runtime._service import stop_all_streams  # the runtime only in a worker
     return _chain_on_sigterm(stop_all_streams, off_handler=True)
 
 

@@ -24,9 +24,7 @@ import time
 import traceback
 from types import FrameType, ModuleType
 
-from .agent import Agent
 from .store_choice import MemoryStoreInManyProcessesError, MissingExtraError, choose_store
-from .stores import open_store
 from .stores.base import StoreOpenError
 
 __all__ = [
@@ -137,6 +135,8 @@ def check_app(target: str, *, workers: int) -> None:
         raise StartupFailure(EXIT_APP, _app_problem(exc, target)) from None
     except Exception as exc:
         raise StartupFailure(EXIT_APP, _raised(target, exc)) from None
+    from .agent import Agent  # the server's modules load in this check's child only
+
     if isinstance(loaded, type) and issubclass(loaded, Agent):
         found = _wsgi_apps(sys.modules.get(module))
         hint = f"; the module's apps: {', '.join(found)}" if found else ""
@@ -296,6 +296,7 @@ def _check_stores(*, multiprocess: bool) -> None:
     """Open, then close, the store each A2A app of this process would open at boot."""
     from .app import A2AApp
     from .process import registered
+    from .stores import open_store
 
     for app in registered():
         if not isinstance(app, A2AApp):

@@ -19,7 +19,7 @@ import logging
 import os
 from collections.abc import Mapping
 
-from .stores import MemoryTaskStore, TaskStore, default_sqlite_path
+from .stores.base import TaskStore
 
 __all__ = ["StoreSpec", "MemoryStoreInManyProcessesError", "MissingExtraError", "choose_store"]
 
@@ -65,6 +65,8 @@ def choose_store(named: StoreSpec | None, *, multiprocess: bool,
     if spec is None:
         if not multiprocess:
             return "memory"
+        from .stores.sqlite import default_sqlite_path  # the SQLite store only when chosen
+
         log.warning("several worker processes and no task store named: sharing the SQLite "
                     "file %s (set A2A_STORE or store= to choose)", default_sqlite_path())
         return "sqlite://"
@@ -76,4 +78,6 @@ def choose_store(named: StoreSpec | None, *, multiprocess: bool,
 def _is_memory(spec: StoreSpec) -> bool:
     if isinstance(spec, str):
         return spec in _MEMORY
+    from .stores.memory import MemoryTaskStore
+
     return isinstance(spec, MemoryTaskStore)

@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
-from werkzeug.http import parse_cookie
-
 from a2a_core.auth import Principal
 from a2a_core.http import Headers, HttpRequest
 from a2a_core.models import AgentCard, SecurityRequirement, SecurityScheme
@@ -79,6 +77,8 @@ class AuthRequest:
         """The request a WSGI server handed us, read before its body."""
         pairs = [(key[5:].replace("_", "-"), str(value)) for key, value in environ.items()
                  if key.startswith("HTTP_")]
+        from werkzeug.http import parse_cookie  # werkzeug only once auth reads a request
+
         cookies = parse_cookie(str(environ.get("HTTP_COOKIE", "")))
         return cls(headers=Headers(pairs),
                    query=dict(parse_qsl(str(environ.get("QUERY_STRING", "")))),
@@ -88,6 +88,8 @@ class AuthRequest:
     @classmethod
     def from_http(cls, request: HttpRequest, *, remote_addr: str | None = None) -> AuthRequest:
         """The same view of a core :class:`~a2a_core.http.HttpRequest`."""
+        from werkzeug.http import parse_cookie
+
         cookies = parse_cookie(request.headers.get("Cookie") or "")
         return cls(headers=request.headers, query=dict(request.query),
                    cookies={name: cookies[name] for name in cookies}, remote_addr=remote_addr)

@@ -8,3 +8,5 @@ enough that ``import a2a_wsgi`` works without them (``docs/serving.md``).
 """
 
 from __future__ import annotations
+
+__all__: list[str] = []  # the adapters are the modules .django and .flask

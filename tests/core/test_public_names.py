@@ -51,7 +51,7 @@ def test_the_core_namespace_is_small_and_deliberate() -> None:
 
 def test_every_public_name_of_the_core_has_one_import_path() -> None:
     modules = _public_modules("a2a_core")
-    assert {"a2a_core.models", "a2a_core.errors", "a2a_core.signing", "a2a_core.rest"} <= {
+    assert {"a2a_core.models", "a2a_core.errors", "a2a_core.signing", "a2a_core.wire"} <= {
         m.__name__ for m in modules}
     assert _listed_twice(modules) == {}
 
