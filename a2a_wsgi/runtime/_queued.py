@@ -18,8 +18,10 @@ is left to the keepers' reapers (they re-run or fail it, by the agent's
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -81,24 +83,33 @@ class QueuedRuns:
     def send(self, run: Run, blocking: bool, ctx: CallContext,
              replayed: Callable[[str, CallContext], Task]) -> Task:
         """Queue the run; the task at once, or (blocking) once it settles. A concurrent
-        send of the same request that stored its task first answers that task."""
+        send of the same request that stored its task first answers that task.
+
+        A blocking send waits for the broker's acknowledgement of the run and for the
+        run's result at once (the publish goes on in a thread of its own): a worker
+        often finishes an instant agent before a durable broker confirms its message,
+        and a task a worker claimed was evidently delivered."""
         try:
-            stored = self.start(run)
+            stored = self._stored(run)
         except DuplicateMessageError as dup:
             return (replayed(dup.task_id, ctx) if blocking
                     else self._updates.visible(dup.task_id, run.scope))
+        ref = self._ref(run.task_id, run.scope)
         if not blocking:
+            self._submit(ref)
             return stored.task
-        return self._settled(stored, run.scope, ctx.client_gone)
+        return self._settled(stored, run.scope, ctx.client_gone, self._submit_behind(ref))
 
     def _settled(self, stored: StoredTask, scope: Scope,
-                 client_gone: Callable[[], bool] | None) -> Task:
+                 client_gone: Callable[[], bool] | None, queued: Future[None]) -> Task:
         """The task once it settles (terminal or interrupted), its client hangs up, or no
         run of it is pending any more. It is read again only when its event log moved:
         the store's change signal wakes the wait; leases are looked at only when a wait
-        heard nothing."""
+        heard nothing. A run the queue refused raises :class:`QueueUnavailable`."""
         task_id, pending = stored.task.id, self.pending(stored.task.id, scope)
         while True:
+            if queued.done() or never_queued(stored.task):
+                queued.result()  # (waits for the publish that failed the task, and raises)
             state = stored.task.status.state
             if state.is_terminal or state.is_interrupted:
                 return stored.task
@@ -125,27 +136,53 @@ class QueuedRuns:
     def start(self, run: Run) -> StoredTask:
         """Store the run's task leased to the queue (if not yet) and queue the run; the task
         as stored (a stream's first item). The run is not this process's to track."""
+        stored = self._stored(run)
+        self._submit(self._ref(run.task_id, run.scope))
+        return stored
+
+    def _stored(self, run: Run) -> StoredTask:
+        """Store the run's task leased to the queue, if not yet; the task as stored."""
         try:
             if not run.created:
                 self._runner.create_submitted(run)
         finally:
             self._runs.discard(run)
         assert run.snapshot is not None
-        self._submit(run.task_id, run.scope)
         return run.snapshot
 
-    def _submit(self, task_id: str, scope: Scope) -> None:
+    @staticmethod
+    def _ref(task_id: str, scope: Scope) -> RunRef:
+        """The run's ids, and the trace of the request that queues it (read here: a
+        publish in a thread of its own would not see it)."""
+        trace = current_traceparent()
+        return RunRef(task_id, scope[0], scope[1],
+                      trace.header() if trace is not None else None)
+
+    def _submit(self, ref: RunRef) -> None:
         """Queue the run; when the queue refuses, fail the task and answer "retry later"."""
         try:
-            trace = current_traceparent()
-            self.executor.submit(RunRef(task_id, scope[0], scope[1],
-                                        trace.header() if trace is not None else None))
+            self.executor.submit(ref)
         except Exception as exc:
-            log.error("task %s: the job queue did not take its run: %s", task_id, exc)
-            self._fail_unqueued(task_id, scope)
+            log.error("task %s: the job queue did not take its run: %s", ref.task_id, exc)
+            self._fail_unqueued(ref.task_id, (ref.owner, ref.tenant))
             if isinstance(exc, QueueUnavailable):
                 raise
             raise QueueUnavailable(detail="the job queue is unavailable") from exc
+
+    def _submit_behind(self, ref: RunRef) -> Future[None]:
+        """:meth:`_submit` in a thread of its own (a greenlet under gevent); its outcome."""
+        outcome: Future[None] = Future()
+
+        def publish() -> None:
+            try:
+                self._submit(ref)
+            except BaseException as exc:
+                outcome.set_exception(exc)
+            else:
+                outcome.set_result(None)
+
+        threading.Thread(target=publish, daemon=True, name=f"a2a-queue-{ref.task_id}").start()
+        return outcome
 
     def _fail_unqueued(self, task_id: str, scope: Scope) -> None:
         fail = self._changes.failure(task_id, self._task_context(task_id, scope),
@@ -188,7 +225,7 @@ class QueuedRuns:
                                   now + timedelta(seconds=self._keeper.queue_timeout), now=now,
                                   owner=scope[0], tenant=scope[1],
                                   payload=call_payload(call, runs))
-        self._submit(task_id, scope)
+        self._submit(self._ref(task_id, scope))
 
     # -- a queue worker ----------------------------------------------------------------------
 
