@@ -53,6 +53,9 @@ _UNSETTLED = (TaskState.SUBMITTED, TaskState.WORKING)
 #: How long a blocking send waits before it looks again whether its run is still
 #: pending, when no lease says so (a worker's claim swaps the queue's lease for its own).
 _CLAIM_GAP = 0.05
+#: How often a running queued run's backstop looks whether the run ended (it wakes at
+#: once when the run's ``cancelled`` is set).
+_BACKSTOP_SLICE = 1.0
 
 
 def never_queued(task: Task) -> bool:
@@ -229,9 +232,14 @@ class QueuedRuns:
 
     # -- a queue worker ----------------------------------------------------------------------
 
-    def execute(self, ref: RunRef) -> bool:
+    def execute(self, ref: RunRef, *, on_stuck: Callable[[], None] | None = None,
+                cancel_grace: float | None = None) -> bool:
         """Claim the task and run the agent on it here; False when the delivery is dropped
-        (the run is over, runs elsewhere, or is left to the reapers)."""
+        (the run is over, runs elsewhere, or is left to the reapers).
+
+        ``on_stuck`` is the queue's backstop for an agent that ignores its cancel: called
+        (in another thread) when the run is still going ``cancel_grace`` seconds after its
+        ``cancelled`` was set, once the run's lease is given back (the task has ended)."""
         scope: Scope = (ref.owner, ref.tenant)
         claimed = self._claim(ref.task_id, scope)
         if claimed is None:
@@ -240,9 +248,36 @@ class QueuedRuns:
         run = self._runner.register(stored_run(stored, scope, call))
         run.leased, run.prior_runs = True, runs
         self._keeper.start()  # renews the lease, hears a cancel stored by the web tier
-        with _in_trace(ref.traceparent):
+        with _in_trace(ref.traceparent), self._backstop(run, on_stuck, cancel_grace):
             self._runner.execute(run)
         return True
+
+    @contextmanager
+    def _backstop(self, run: Run, on_stuck: Callable[[], None] | None,
+                  grace: float | None) -> Iterator[None]:
+        """While the run executes: a watch that calls ``on_stuck`` when the agent is still
+        running ``grace`` seconds after its ``cancelled`` was set."""
+        if on_stuck is None or grace is None:
+            yield
+            return
+        ended = threading.Event()
+
+        def watch() -> None:
+            while not run.cancelled.wait(_BACKSTOP_SLICE):
+                if ended.is_set():
+                    return
+            if ended.wait(grace):
+                return
+            log.warning("task %s: its agent did not stop within %s s of its cancel; "
+                        "ending its run by force", run.task_id, grace)
+            self._store.release_lease(run.task_id, self._keeper.worker_id)
+            on_stuck()
+
+        threading.Thread(target=watch, daemon=True, name=f"a2a-backstop-{run.task_id}").start()
+        try:
+            yield
+        finally:
+            ended.set()
 
     def _claim(self, task_id: str, scope: Scope) -> tuple[StoredTask, CallContext, int] | None:
         """Swap the queue's lease for this worker's; the task, its call and prior runs."""
