@@ -82,6 +82,7 @@ def test_a_web_tier_stop_restart_and_reload_lose_no_run(tmp_path: Path) -> None:
         stack.stop()
 
 
+@pytest.mark.slow  # ~20 s each: the lease must expire
 @pytest.mark.parametrize("app, ends", [("examples.celery_agent", TaskState.FAILED),
                                        ("tests.celery.rerun_app", TaskState.COMPLETED)],
                          ids=["not-rerunnable-fails", "rerunnable-reruns"])
