@@ -166,6 +166,10 @@ class QueuedRuns:
         try:
             self.executor.submit(ref)
         except Exception as exc:
+            if self._delivered(ref.task_id):
+                log.warning("task %s: the job queue reported %s, but a worker has claimed the "
+                            "run: it was delivered", ref.task_id, exc)
+                return
             log.error("task %s: the job queue did not take its run: %s", ref.task_id, exc)
             self._fail_unqueued(ref.task_id, (ref.owner, ref.tenant))
             if isinstance(exc, QueueUnavailable):
@@ -186,6 +190,16 @@ class QueuedRuns:
 
         threading.Thread(target=publish, daemon=True, name=f"a2a-queue-{ref.task_id}").start()
         return outcome
+
+    def _delivered(self, task_id: str) -> bool:
+        """Whether the queue no longer holds the task's lease: a worker claimed the run (so
+        a publish that failed after all delivered it: its confirm was lost), or the task
+        was canceled. A claim after this look finds the task FAILED and drops the run."""
+        try:
+            lease = self._store.get_lease(task_id)
+        except Exception:
+            return False
+        return lease is None or lease.worker_id != queued_holder(task_id)
 
     def _fail_unqueued(self, task_id: str, scope: Scope) -> None:
         fail = self._changes.failure(task_id, self._task_context(task_id, scope),

@@ -53,6 +53,8 @@ class ThreadQueue:
         self.jobs: queue.Queue[RunRef | None] = queue.Queue()
         self.worker: Runtime | None = None
         self.refuse = False
+        #: Queue the run, then fail once the worker ran it (a publisher confirm lost).
+        self.lose_confirm = False
         self.ran: list[bool] = []
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
@@ -60,7 +62,13 @@ class ThreadQueue:
     def submit(self, ref: RunRef) -> None:
         if self.refuse:
             raise ConnectionRefusedError("queue closed")
+        before = len(self.ran)
         self.jobs.put(ref)
+        if self.lose_confirm:
+            deadline = time.monotonic() + 10
+            while len(self.ran) == before and time.monotonic() < deadline:
+                time.sleep(0.01)
+            raise ConnectionResetError("the connection closed before the confirm")
 
     def _drain(self) -> None:
         while (ref := self.jobs.get()) is not None:
@@ -144,6 +152,19 @@ def test_a_refused_run_fails_its_task_and_a_retry_makes_a_new_one(
     engine.refuse = False
     again = web.send_message(request, _call())
     assert isinstance(again, Task) and again.id != failed.id
+
+
+@pytest.mark.parametrize("blocking", [True, False])
+def test_a_run_delivered_though_its_publish_failed_is_not_failed(
+        tiers: tuple[Runtime, ThreadQueue], blocking: bool) -> None:
+    """The queue ran the job, then the publish reported an error (a lost confirm): the
+    send answers the task, which completes, instead of "retry later" and FAILED."""
+    web, engine = tiers
+    engine.lose_confirm = True
+    task = web.send_message(_send("hello", blocking=blocking), _call())
+    assert isinstance(task, Task)
+    assert _soon(lambda: web.get_task(task.id, _call()).status.state is TaskState.COMPLETED)
+    assert engine.ran == [True]
 
 
 def test_a_memory_store_is_refused() -> None:
