@@ -14,7 +14,8 @@ Three measurements, each on its own SQLite file, one web worker (``a2a serve --w
    wall time until all are COMPLETED, on 1, 2 and 4 Celery workers of ``--concurrency``
    each (the web tier stays at one worker); tasks/s and the ratio to one worker.
 
-The broker is ``--broker`` (default RabbitMQ on 127.0.0.1); each run uses a queue of its
+The workers' pool is ``--pool`` (default prefork). The broker is ``--broker`` (default
+RabbitMQ on 127.0.0.1); each run uses a queue of its
 own and deletes it afterwards. ``--postgres URL`` runs the latency and stream parts on
 PostgreSQL (a schema of their own, dropped afterwards) instead of SQLite files: a
 worker's change then reaches the web tier by ``LISTEN/NOTIFY``, not by polling the file.
@@ -89,8 +90,12 @@ def _web(procs: _Procs, app: str, env: dict[str, str], name: str) -> str:
     raise SystemExit(f"{app} did not start; see {procs.folder / name}.log")
 
 
+#: The Celery workers' pool (``--pool``): prefork, as docs/work-tier.md recommends.
+POOL = ["-P", "prefork"]
+
+
 def _worker(procs: _Procs, env: dict[str, str], concurrency: int, name: str) -> None:
-    procs.start([str(BIN / "celery"), "-A", "examples.celery_agent:celery", "worker",
+    procs.start([str(BIN / "celery"), "-A", "examples.celery_agent:celery", "worker", *POOL,
                  "-c", str(concurrency), "-n", f"{name}-{uuid.uuid4().hex[:6]}@%h",
                  "--without-mingle", "--without-gossip", "--loglevel", "WARNING"], env, name)
 
@@ -184,7 +189,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer sends, 40 tasks")
     parser.add_argument("--postgres", metavar="URL", help="latency and streams on PostgreSQL")
     parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--pool", default="prefork", choices=["prefork", "threads", "solo"],
+                        help="the Celery workers' pool (solo: one run at a time)")
     args = parser.parse_args(argv)
+    POOL[1] = args.pool
     if args.quick:
         args.sends, args.streams, args.tasks = 100, 10, 40
     folder = Path(tempfile.mkdtemp(prefix="celery-bench-"))
@@ -202,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         _worker(procs, env, 1, "latency-worker")
         queued = _web(procs, "examples.celery_agent:app", env, "web")
         base, celery = _latencies(inproc, args.sends), _latencies(queued, args.sends)
+        print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
         print(f"blocking send, instant agent, {args.sends} sequential sends, "
-              f"{'PostgreSQL' if pg else 'SQLite'} (ms):")
+              f"{'PostgreSQL' if pg else 'SQLite'}, Celery pool {args.pool} (ms):")
         for name, took in (("in the web worker", base), ("on Celery", celery)):
             print(f"  {name:18} p50 {_pct(took, 50):7.2f}  p99 {_pct(took, 99):7.2f}")
         print(f"  {'added':18} p50 {_pct(celery, 50) - _pct(base, 50):7.2f}  "
@@ -229,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {workers} worker(s): {took:6.1f} s, {args.tasks / took:6.2f} tasks/s, "
                   f"x{first / took:.2f}")
     finally:
+        print(f"load average after: {os.getloadavg()[0]:.2f} (1 min)")
         procs.stop()
         _delete_queue(args.broker, queue)
         if args.postgres:
