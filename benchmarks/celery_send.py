@@ -6,7 +6,7 @@
 Three measurements, each on its own SQLite file, one web worker (``a2a serve --workers 1``):
 
 1. **Added latency** of a blocking send of an instant agent (echo): ``--sends`` sequential
-   sends to ``examples/celery_agent.py`` (one Celery worker, ``-c 1``, RabbitMQ) against
+   sends (taking turns, so that a shared machine's changing load weighs on both alike) to ``examples/celery_agent.py`` (one Celery worker, ``-c 1``, RabbitMQ) against
    ``benchmarks/apps/ours.py`` (the same echo, run in the web worker): p50 and p99 of each,
    and the difference.
 2. **Streams**: ``--streams`` sequential 10-chunk streams through Celery; events/s.
@@ -110,17 +110,25 @@ def _send(session: requests.Session, url: str, text: str, blocking: bool) -> dic
     return result.get("task", result)  # type: ignore[no-any-return]
 
 
-def _latencies(url: str, count: int) -> list[float]:
-    with requests.Session() as session:
-        for _ in range(20):  # warm up: connections, the workers' first run
-            _send(session, url, "hello", True)
-        took = []
+def _latencies(urls: list[str], count: int) -> list[list[float]]:
+    """Blocking sends taking turns between ``urls`` (so a shared machine's load, which
+    comes and goes, weighs on each alike): each one's times in ms."""
+    sessions = [requests.Session() for _ in urls]
+    try:
+        for session, url in zip(sessions, urls):
+            for _ in range(20):  # warm up: connections, the workers' first run
+                _send(session, url, "hello", True)
+        took: list[list[float]] = [[] for _ in urls]
         for _ in range(count):
-            started = time.perf_counter()
-            task = _send(session, url, "hello", True)
-            took.append((time.perf_counter() - started) * 1000)
-            assert task["status"]["state"] == "TASK_STATE_COMPLETED", task  # type: ignore[index]
+            for times, session, url in zip(took, sessions, urls):
+                started = time.perf_counter()
+                task = _send(session, url, "hello", True)
+                times.append((time.perf_counter() - started) * 1000)
+                assert task["status"]["state"] == "TASK_STATE_COMPLETED", task  # type: ignore[index]
         return took
+    finally:
+        for session in sessions:
+            session.close()
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -209,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
                "A2A_DB": str(folder / "celery.sqlite3"), "A2A_STORE": pg or ""}
         _worker(procs, env, 1, "latency-worker")
         queued = _web(procs, "examples.celery_agent:app", env, "web")
-        base, celery = _latencies(inproc, args.sends), _latencies(queued, args.sends)
+        base, celery = _latencies([inproc, queued], args.sends)
         print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
         print(f"blocking send, instant agent, {args.sends} sequential sends, "
               f"{'PostgreSQL' if pg else 'SQLite'}, Celery pool {args.pool} (ms):")
