@@ -18,10 +18,11 @@ is left to the keepers' reapers (they re-run or fail it, by the agent's
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -53,6 +54,9 @@ _UNSETTLED = (TaskState.SUBMITTED, TaskState.WORKING)
 #: How long a blocking send waits before it looks again whether its run is still
 #: pending, when no lease says so (a worker's claim swaps the queue's lease for its own).
 _CLAIM_GAP = 0.05
+#: Publishes of blocking sends at once, per process (each waits at most about the
+#: executor's publish timeout, a few seconds, when the broker is down).
+_PUBLISHERS = 64
 #: How often a running queued run's backstop looks whether the run ended (it wakes at
 #: once when the run's ``cancelled`` is set).
 _BACKSTOP_SLICE = 1.0
@@ -80,6 +84,10 @@ class QueuedRuns:
         self.executor, self._store, self._runner = executor, store, runner
         self._updates, self._keeper, self._runs, self._changes = updates, keeper, runs, changes
         self._streams = streams
+        #: Publishes of blocking sends (made at first use in each process: after a fork).
+        self._publishers: ThreadPoolExecutor | None = None
+        self._publishers_pid = 0
+        self._publishers_lock = threading.Lock()
 
     # -- the web tier ----------------------------------------------------------------------
 
@@ -177,19 +185,16 @@ class QueuedRuns:
             raise QueueUnavailable(detail="the job queue is unavailable") from exc
 
     def _submit_behind(self, ref: RunRef) -> Future[None]:
-        """:meth:`_submit` in a thread of its own (a greenlet under gevent); its outcome."""
-        outcome: Future[None] = Future()
-
-        def publish() -> None:
-            try:
-                self._submit(ref)
-            except BaseException as exc:
-                outcome.set_exception(exc)
-            else:
-                outcome.set_result(None)
-
-        threading.Thread(target=publish, daemon=True, name=f"a2a-queue-{ref.task_id}").start()
-        return outcome
+        """:meth:`_submit` on a publisher thread (a greenlet under gevent); its outcome.
+        The threads live on between sends: starting one per send waits for it to be
+        scheduled, milliseconds on a busy machine."""
+        with self._publishers_lock:
+            pool = self._publishers
+            if pool is None or self._publishers_pid != os.getpid():
+                pool = self._publishers = ThreadPoolExecutor(
+                    max_workers=_PUBLISHERS, thread_name_prefix="a2a-queue")
+                self._publishers_pid = os.getpid()
+        return pool.submit(self._submit, ref)
 
     def _delivered(self, task_id: str) -> bool:
         """Whether the queue no longer holds the task's lease: a worker claimed the run (so
