@@ -17,6 +17,12 @@ On RabbitMQ the web tier waits for the broker's publisher confirm; a broker
 that cannot be reached fails the send within seconds (``publish_retries``),
 and the runtime answers "retry later". docs/work-tier.md says how to deploy
 each tier without losing work.
+
+Cancel is a write to the store that the worker hears within
+``RuntimeSettings.poll_interval``; it sets the agent's ``ctx.cancelled``. Revoke is
+only the backstop: an agent still running ``cancel_grace`` seconds after that has its
+pool process killed (``revoke(terminate=True, signal="SIGKILL")``; the prefork pool
+starts another; a thread of the threads pool cannot be killed, and is left to run on).
 """
 
 from __future__ import annotations
@@ -49,25 +55,28 @@ class CeleryExecutor:
     ``publish_retries`` and ``publish_interval`` bound how long a send waits for a
     broker that cannot be reached (about 1 + retries x interval seconds, plus the
     connection timeout), and ``retry_after`` is the Retry-After it then answers.
+    ``cancel_grace`` is how long an agent may go on after its cancel before the worker
+    revokes its run by force (None: never).
     The Celery app's broker settings are the deployment's; this sets what running
     agents needs: prefetch 1, a bounded connection timeout, publisher confirms on AMQP.
     """
 
     def __init__(self, celery: Celery, *, queue: str = "a2a", publish_retries: int = 2,
                  publish_interval: float = 0.5, connect_timeout: float = 2.0,
-                 retry_after: int = 5) -> None:
+                 retry_after: int = 5, cancel_grace: float | None = 30.0) -> None:
         self.celery, self.queue, self.retry_after = celery, queue, retry_after
+        self.cancel_grace = cancel_grace
         self._retry_policy = {"max_retries": publish_retries, "interval_start": 0,
                               "interval_step": publish_interval,
                               "interval_max": publish_interval}
         self._app: A2AApp | None = None
         _configure(celery, connect_timeout)
 
-        def run(task_id: str, owner: str | None, tenant: str | None,
+        def run(task: Any, task_id: str, owner: str | None, tenant: str | None,
                 traceparent: str | None = None) -> None:
-            self._run(RunRef(task_id, owner, tenant, traceparent))
+            self._run(RunRef(task_id, owner, tenant, traceparent), task.request.id)
 
-        self.task = celery.task(name=TASK_NAME, acks_late=True, ignore_result=True,
+        self.task = celery.task(name=TASK_NAME, bind=True, acks_late=True, ignore_result=True,
                                 queue=queue, shared=False)(run)
         worker_process_shutdown.connect(self._shutdown, weak=False)
 
@@ -90,14 +99,21 @@ class CeleryExecutor:
 
     # -- a worker ---------------------------------------------------------------------------
 
-    def _run(self, ref: RunRef) -> None:
+    def _run(self, ref: RunRef, request_id: str) -> None:
         """The Celery task's body: claim the task and run the agent in this process."""
         app = self._app
         if app is None:
             raise RuntimeError("CeleryExecutor.serve(app) was not called: no agent to run")
         # The app (its store, its lease keeper) is assembled in each worker process at its
         # first run, after the fork: nothing opened in the parent is used in a child.
-        app.runtime.run_queued(ref)
+        app.runtime.run_queued(ref, on_stuck=lambda: self._revoke(ref, request_id),
+                               cancel_grace=self.cancel_grace)
+
+    def _revoke(self, ref: RunRef, request_id: str) -> None:
+        """The backstop: the worker kills the pool process running a canceled run."""
+        log.warning("task %s: revoking Celery task %s (terminate, SIGKILL)", ref.task_id,
+                    request_id)
+        self.celery.control.revoke(request_id, terminate=True, signal="SIGKILL")
 
     def _shutdown(self, **_: Any) -> None:
         """A worker process ends: stop its runtime (its lease keeper, its store)."""

@@ -6,7 +6,7 @@
 Three measurements, each on its own SQLite file, one web worker (``a2a serve --workers 1``):
 
 1. **Added latency** of a blocking send of an instant agent (echo): ``--sends`` sequential
-   sends to ``examples/celery_agent.py`` (one Celery worker, ``-c 1``, RabbitMQ) against
+   sends (taking turns, so that a shared machine's changing load weighs on both alike) to ``examples/celery_agent.py`` (one Celery worker, ``-c 1``, RabbitMQ) against
    ``benchmarks/apps/ours.py`` (the same echo, run in the web worker): p50 and p99 of each,
    and the difference.
 2. **Streams**: ``--streams`` sequential 10-chunk streams through Celery; events/s.
@@ -14,7 +14,8 @@ Three measurements, each on its own SQLite file, one web worker (``a2a serve --w
    wall time until all are COMPLETED, on 1, 2 and 4 Celery workers of ``--concurrency``
    each (the web tier stays at one worker); tasks/s and the ratio to one worker.
 
-The broker is ``--broker`` (default RabbitMQ on 127.0.0.1); each run uses a queue of its
+The workers' pool is ``--pool`` (default prefork). The broker is ``--broker`` (default
+RabbitMQ on 127.0.0.1); each run uses a queue of its
 own and deletes it afterwards. ``--postgres URL`` runs the latency and stream parts on
 PostgreSQL (a schema of their own, dropped afterwards) instead of SQLite files: a
 worker's change then reaches the web tier by ``LISTEN/NOTIFY``, not by polling the file.
@@ -89,8 +90,12 @@ def _web(procs: _Procs, app: str, env: dict[str, str], name: str) -> str:
     raise SystemExit(f"{app} did not start; see {procs.folder / name}.log")
 
 
+#: The Celery workers' pool (``--pool``): prefork, as docs/work-tier.md recommends.
+POOL = ["-P", "prefork"]
+
+
 def _worker(procs: _Procs, env: dict[str, str], concurrency: int, name: str) -> None:
-    procs.start([str(BIN / "celery"), "-A", "examples.celery_agent:celery", "worker",
+    procs.start([str(BIN / "celery"), "-A", "examples.celery_agent:celery", "worker", *POOL,
                  "-c", str(concurrency), "-n", f"{name}-{uuid.uuid4().hex[:6]}@%h",
                  "--without-mingle", "--without-gossip", "--loglevel", "WARNING"], env, name)
 
@@ -105,17 +110,25 @@ def _send(session: requests.Session, url: str, text: str, blocking: bool) -> dic
     return result.get("task", result)  # type: ignore[no-any-return]
 
 
-def _latencies(url: str, count: int) -> list[float]:
-    with requests.Session() as session:
-        for _ in range(20):  # warm up: connections, the workers' first run
-            _send(session, url, "hello", True)
-        took = []
+def _latencies(urls: list[str], count: int) -> list[list[float]]:
+    """Blocking sends taking turns between ``urls`` (so a shared machine's load, which
+    comes and goes, weighs on each alike): each one's times in ms."""
+    sessions = [requests.Session() for _ in urls]
+    try:
+        for session, url in zip(sessions, urls):
+            for _ in range(20):  # warm up: connections, the workers' first run
+                _send(session, url, "hello", True)
+        took: list[list[float]] = [[] for _ in urls]
         for _ in range(count):
-            started = time.perf_counter()
-            task = _send(session, url, "hello", True)
-            took.append((time.perf_counter() - started) * 1000)
-            assert task["status"]["state"] == "TASK_STATE_COMPLETED", task  # type: ignore[index]
+            for times, session, url in zip(took, sessions, urls):
+                started = time.perf_counter()
+                task = _send(session, url, "hello", True)
+                times.append((time.perf_counter() - started) * 1000)
+                assert task["status"]["state"] == "TASK_STATE_COMPLETED", task  # type: ignore[index]
         return took
+    finally:
+        for session in sessions:
+            session.close()
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -184,7 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer sends, 40 tasks")
     parser.add_argument("--postgres", metavar="URL", help="latency and streams on PostgreSQL")
     parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--pool", default="prefork", choices=["prefork", "threads", "solo"],
+                        help="the Celery workers' pool (solo: one run at a time)")
     args = parser.parse_args(argv)
+    POOL[1] = args.pool
     if args.quick:
         args.sends, args.streams, args.tasks = 100, 10, 40
     folder = Path(tempfile.mkdtemp(prefix="celery-bench-"))
@@ -201,9 +217,10 @@ def main(argv: list[str] | None = None) -> int:
                "A2A_DB": str(folder / "celery.sqlite3"), "A2A_STORE": pg or ""}
         _worker(procs, env, 1, "latency-worker")
         queued = _web(procs, "examples.celery_agent:app", env, "web")
-        base, celery = _latencies(inproc, args.sends), _latencies(queued, args.sends)
+        base, celery = _latencies([inproc, queued], args.sends)
+        print(f"load average before: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} CPUs")
         print(f"blocking send, instant agent, {args.sends} sequential sends, "
-              f"{'PostgreSQL' if pg else 'SQLite'} (ms):")
+              f"{'PostgreSQL' if pg else 'SQLite'}, Celery pool {args.pool} (ms):")
         for name, took in (("in the web worker", base), ("on Celery", celery)):
             print(f"  {name:18} p50 {_pct(took, 50):7.2f}  p99 {_pct(took, 99):7.2f}")
         print(f"  {'added':18} p50 {_pct(celery, 50) - _pct(base, 50):7.2f}  "
@@ -229,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {workers} worker(s): {took:6.1f} s, {args.tasks / took:6.2f} tasks/s, "
                   f"x{first / took:.2f}")
     finally:
+        print(f"load average after: {os.getloadavg()[0]:.2f} (1 min)")
         procs.stop()
         _delete_queue(args.broker, queue)
         if args.postgres:

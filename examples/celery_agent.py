@@ -20,7 +20,9 @@ Environment: ``A2A_CELERY_BROKER`` (default ``amqp://guest:guest@127.0.0.1:5672/
 ``redis://127.0.0.1:6379/0`` works too), ``A2A_CELERY_QUEUE`` (default ``a2a``),
 ``A2A_STORE`` (default: the SQLite file ``$A2A_DB``, else ``./a2a-tasks.sqlite3``;
 ``postgresql://...`` when the tiers run on several hosts), ``A2A_BASE_URL``,
-``A2A_LEASE_SECONDS`` (default 30: how soon a run whose worker died is re-run or failed).
+``A2A_LEASE_SECONDS`` (default 30: how soon a run whose worker died is re-run or failed),
+``A2A_CANCEL_GRACE`` (default 30: seconds a canceled run may go on before its pool process
+is killed; docs/work-tier.md, "Revoke is the backstop").
 ``A2A_PUSH_LOOPBACK=1`` lets push notifications go to loopback webhooks (local
 trials only: the default policy refuses them).
 """
@@ -46,6 +48,8 @@ BROKER = os.environ.get("A2A_CELERY_BROKER", "amqp://guest:guest@127.0.0.1:5672/
 QUEUE = os.environ.get("A2A_CELERY_QUEUE", "a2a")
 #: Seconds a run's lease lasts: a worker that died is noticed after at most this long.
 LEASE_SECONDS = float(os.environ.get("A2A_LEASE_SECONDS", "30"))
+#: Seconds a canceled run may go on before the worker revokes it by force.
+CANCEL_GRACE = float(os.environ.get("A2A_CANCEL_GRACE", "30"))
 
 
 def _chunks(count: int) -> Iterator[str]:
@@ -87,7 +91,7 @@ def build(agent: Agent) -> tuple[A2AApp, Celery]:
     """The A2AApp serving ``agent`` with its runs on Celery, and that Celery application."""
     celery = Celery("celery_agent", broker=BROKER)
     celery.conf.task_default_queue = QUEUE  # what a worker started without -Q consumes
-    executor = CeleryExecutor(celery, queue=QUEUE)
+    executor = CeleryExecutor(celery, queue=QUEUE, cancel_grace=CANCEL_GRACE)
     app = A2AApp(
         agent,
         base_url=os.environ.get("A2A_BASE_URL"),

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from a2a_core.auth import Principal
 from a2a_core.models import TaskState
 from a2a_core.service import CallContext
 
@@ -61,13 +62,22 @@ def queued_holder(task_id: str) -> str:
 
 
 def call_payload(call: CallContext, runs: int = 0) -> bytes:
-    """What a run on another worker needs of the call: its metadata, when it is JSON; and
-    ``runs``, the runs the task had before this lease (see the module docstring)."""
+    """What a run on another worker needs of the call: its metadata, and the caller's
+    tenant and claims (a :class:`Principal`'s), when they are JSON; and ``runs``, the runs
+    the task had before this lease (see the module docstring)."""
     data: dict[str, object] = {"runs": runs} if runs else {}
-    try:
-        return json.dumps({"metadata": dict(call.metadata or {}), **data}).encode()
-    except (TypeError, ValueError):
-        return json.dumps(data).encode()
+    identity = call.identity
+    parts: dict[str, object] = {"metadata": dict(call.metadata or {})}
+    if isinstance(identity, Principal) and (identity.tenant is not None or identity.claims):
+        parts["caller"] = {"id": identity.identity, "tenant": identity.tenant,
+                           "claims": dict(identity.claims)}
+    for name, value in parts.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            continue
+        data[name] = value
+    return json.dumps(data).encode()
 
 
 def payload_runs(payload: bytes) -> int:
@@ -81,13 +91,20 @@ def payload_runs(payload: bytes) -> int:
 
 
 def payload_call(payload: bytes, scope: Scope) -> CallContext:
-    """The call a re-run acts for: the lease's scope and the metadata it was saved with."""
+    """The call a re-run acts for: the lease's scope, the metadata it was saved with, and
+    the caller's tenant and claims when they were saved."""
     try:
         data = json.loads(payload or b"{}")
     except ValueError:
         data = None
-    metadata = data.get("metadata") if isinstance(data, dict) else None
-    return CallContext(version="1.0", identity=scope[0], tenant=scope[1],
+    data = data if isinstance(data, dict) else {}
+    metadata, caller = data.get("metadata"), data.get("caller")
+    identity: object = scope[0]
+    if isinstance(caller, dict) and isinstance(caller.get("id"), str):
+        tenant, claims = caller.get("tenant"), caller.get("claims")
+        identity = Principal(caller["id"], tenant=tenant if isinstance(tenant, str) else None,
+                             claims=claims if isinstance(claims, dict) else None)
+    return CallContext(version="1.0", identity=identity, tenant=scope[1],
                        metadata=metadata if isinstance(metadata, dict) and metadata else None)
 
 

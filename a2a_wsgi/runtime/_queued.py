@@ -18,8 +18,11 @@ is left to the keepers' reapers (they re-run or fail it, by the agent's
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -51,6 +54,12 @@ _UNSETTLED = (TaskState.SUBMITTED, TaskState.WORKING)
 #: How long a blocking send waits before it looks again whether its run is still
 #: pending, when no lease says so (a worker's claim swaps the queue's lease for its own).
 _CLAIM_GAP = 0.05
+#: Publishes of blocking sends at once, per process (each waits at most about the
+#: executor's publish timeout, a few seconds, when the broker is down).
+_PUBLISHERS = 64
+#: How often a running queued run's backstop looks whether the run ended (it wakes at
+#: once when the run's ``cancelled`` is set).
+_BACKSTOP_SLICE = 1.0
 
 
 def never_queued(task: Task) -> bool:
@@ -75,30 +84,43 @@ class QueuedRuns:
         self.executor, self._store, self._runner = executor, store, runner
         self._updates, self._keeper, self._runs, self._changes = updates, keeper, runs, changes
         self._streams = streams
+        #: Publishes of blocking sends (made at first use in each process: after a fork).
+        self._publishers: ThreadPoolExecutor | None = None
+        self._publishers_pid = 0
+        self._publishers_lock = threading.Lock()
 
     # -- the web tier ----------------------------------------------------------------------
 
     def send(self, run: Run, blocking: bool, ctx: CallContext,
              replayed: Callable[[str, CallContext], Task]) -> Task:
         """Queue the run; the task at once, or (blocking) once it settles. A concurrent
-        send of the same request that stored its task first answers that task."""
+        send of the same request that stored its task first answers that task.
+
+        A blocking send waits for the broker's acknowledgement of the run and for the
+        run's result at once (the publish goes on in a thread of its own): a worker
+        often finishes an instant agent before a durable broker confirms its message,
+        and a task a worker claimed was evidently delivered."""
         try:
-            stored = self.start(run)
+            stored = self._stored(run)
         except DuplicateMessageError as dup:
             return (replayed(dup.task_id, ctx) if blocking
                     else self._updates.visible(dup.task_id, run.scope))
+        ref = self._ref(run.task_id, run.scope)
         if not blocking:
+            self._submit(ref)
             return stored.task
-        return self._settled(stored, run.scope, ctx.client_gone)
+        return self._settled(stored, run.scope, ctx.client_gone, self._submit_behind(ref))
 
     def _settled(self, stored: StoredTask, scope: Scope,
-                 client_gone: Callable[[], bool] | None) -> Task:
+                 client_gone: Callable[[], bool] | None, queued: Future[None]) -> Task:
         """The task once it settles (terminal or interrupted), its client hangs up, or no
         run of it is pending any more. It is read again only when its event log moved:
         the store's change signal wakes the wait; leases are looked at only when a wait
-        heard nothing."""
+        heard nothing. A run the queue refused raises :class:`QueueUnavailable`."""
         task_id, pending = stored.task.id, self.pending(stored.task.id, scope)
         while True:
+            if queued.done() or never_queued(stored.task):
+                queued.result()  # (waits for the publish that failed the task, and raises)
             state = stored.task.status.state
             if state.is_terminal or state.is_interrupted:
                 return stored.task
@@ -125,27 +147,64 @@ class QueuedRuns:
     def start(self, run: Run) -> StoredTask:
         """Store the run's task leased to the queue (if not yet) and queue the run; the task
         as stored (a stream's first item). The run is not this process's to track."""
+        stored = self._stored(run)
+        self._submit(self._ref(run.task_id, run.scope))
+        return stored
+
+    def _stored(self, run: Run) -> StoredTask:
+        """Store the run's task leased to the queue, if not yet; the task as stored."""
         try:
             if not run.created:
                 self._runner.create_submitted(run)
         finally:
             self._runs.discard(run)
         assert run.snapshot is not None
-        self._submit(run.task_id, run.scope)
         return run.snapshot
 
-    def _submit(self, task_id: str, scope: Scope) -> None:
+    @staticmethod
+    def _ref(task_id: str, scope: Scope) -> RunRef:
+        """The run's ids, and the trace of the request that queues it (read here: a
+        publish in a thread of its own would not see it)."""
+        trace = current_traceparent()
+        return RunRef(task_id, scope[0], scope[1],
+                      trace.header() if trace is not None else None)
+
+    def _submit(self, ref: RunRef) -> None:
         """Queue the run; when the queue refuses, fail the task and answer "retry later"."""
         try:
-            trace = current_traceparent()
-            self.executor.submit(RunRef(task_id, scope[0], scope[1],
-                                        trace.header() if trace is not None else None))
+            self.executor.submit(ref)
         except Exception as exc:
-            log.error("task %s: the job queue did not take its run: %s", task_id, exc)
-            self._fail_unqueued(task_id, scope)
+            if self._delivered(ref.task_id):
+                log.warning("task %s: the job queue reported %s, but a worker has claimed the "
+                            "run: it was delivered", ref.task_id, exc)
+                return
+            log.error("task %s: the job queue did not take its run: %s", ref.task_id, exc)
+            self._fail_unqueued(ref.task_id, (ref.owner, ref.tenant))
             if isinstance(exc, QueueUnavailable):
                 raise
             raise QueueUnavailable(detail="the job queue is unavailable") from exc
+
+    def _submit_behind(self, ref: RunRef) -> Future[None]:
+        """:meth:`_submit` on a publisher thread (a greenlet under gevent); its outcome.
+        The threads live on between sends: starting one per send waits for it to be
+        scheduled, milliseconds on a busy machine."""
+        with self._publishers_lock:
+            pool = self._publishers
+            if pool is None or self._publishers_pid != os.getpid():
+                pool = self._publishers = ThreadPoolExecutor(
+                    max_workers=_PUBLISHERS, thread_name_prefix="a2a-queue")
+                self._publishers_pid = os.getpid()
+        return pool.submit(self._submit, ref)
+
+    def _delivered(self, task_id: str) -> bool:
+        """Whether the queue no longer holds the task's lease: a worker claimed the run (so
+        a publish that failed after all delivered it: its confirm was lost), or the task
+        was canceled. A claim after this look finds the task FAILED and drops the run."""
+        try:
+            lease = self._store.get_lease(task_id)
+        except Exception:
+            return False
+        return lease is None or lease.worker_id != queued_holder(task_id)
 
     def _fail_unqueued(self, task_id: str, scope: Scope) -> None:
         fail = self._changes.failure(task_id, self._task_context(task_id, scope),
@@ -188,13 +247,18 @@ class QueuedRuns:
                                   now + timedelta(seconds=self._keeper.queue_timeout), now=now,
                                   owner=scope[0], tenant=scope[1],
                                   payload=call_payload(call, runs))
-        self._submit(task_id, scope)
+        self._submit(self._ref(task_id, scope))
 
     # -- a queue worker ----------------------------------------------------------------------
 
-    def execute(self, ref: RunRef) -> bool:
+    def execute(self, ref: RunRef, *, on_stuck: Callable[[], None] | None = None,
+                cancel_grace: float | None = None) -> bool:
         """Claim the task and run the agent on it here; False when the delivery is dropped
-        (the run is over, runs elsewhere, or is left to the reapers)."""
+        (the run is over, runs elsewhere, or is left to the reapers).
+
+        ``on_stuck`` is the queue's backstop for an agent that ignores its cancel: called
+        (in another thread) when the run is still going ``cancel_grace`` seconds after its
+        ``cancelled`` was set, once the run's lease is given back (the task has ended)."""
         scope: Scope = (ref.owner, ref.tenant)
         claimed = self._claim(ref.task_id, scope)
         if claimed is None:
@@ -203,9 +267,36 @@ class QueuedRuns:
         run = self._runner.register(stored_run(stored, scope, call))
         run.leased, run.prior_runs = True, runs
         self._keeper.start()  # renews the lease, hears a cancel stored by the web tier
-        with _in_trace(ref.traceparent):
+        with _in_trace(ref.traceparent), self._backstop(run, on_stuck, cancel_grace):
             self._runner.execute(run)
         return True
+
+    @contextmanager
+    def _backstop(self, run: Run, on_stuck: Callable[[], None] | None,
+                  grace: float | None) -> Iterator[None]:
+        """While the run executes: a watch that calls ``on_stuck`` when the agent is still
+        running ``grace`` seconds after its ``cancelled`` was set."""
+        if on_stuck is None or grace is None:
+            yield
+            return
+        ended = threading.Event()
+
+        def watch() -> None:
+            while not run.cancelled.wait(_BACKSTOP_SLICE):
+                if ended.is_set():
+                    return
+            if ended.wait(grace):
+                return
+            log.warning("task %s: its agent did not stop within %s s of its cancel; "
+                        "ending its run by force", run.task_id, grace)
+            self._store.release_lease(run.task_id, self._keeper.worker_id)
+            on_stuck()
+
+        threading.Thread(target=watch, daemon=True, name=f"a2a-backstop-{run.task_id}").start()
+        try:
+            yield
+        finally:
+            ended.set()
 
     def _claim(self, task_id: str, scope: Scope) -> tuple[StoredTask, CallContext, int] | None:
         """Swap the queue's lease for this worker's; the task, its call and prior runs."""

@@ -166,12 +166,14 @@ class Runtime:
         else:
             self._runner.rerun(stored, scope, call)
 
-    def run_queued(self, ref: RunRef) -> bool:
+    def run_queued(self, ref: RunRef, *, on_stuck: Callable[[], None] | None = None,
+                   cancel_grace: float | None = None) -> bool:
         """A job queue worker's entry point (:mod:`a2a_wsgi.execution`): claim the task and
-        run the agent on it in this thread; False when the delivery was dropped."""
+        run the agent on it in this thread; False when the delivery was dropped.
+        ``on_stuck``: called when the agent still runs ``cancel_grace`` s after its cancel."""
         if self._queued is None:
             raise RuntimeError("run_queued() needs RuntimeSettings(executor=...)")
-        return self._queued.execute(ref)
+        return self._queued.execute(ref, on_stuck=on_stuck, cancel_grace=cancel_grace)
 
     def stop_streams(self) -> None:
         """End open streams cleanly (tasks go on; clients resume with Last-Event-ID)."""

@@ -125,6 +125,7 @@ def test_an_amqp_broker_that_is_down_fails_the_send_within_5_s(tmp_path: Path) -
         stack.stop()
 
 
+@pytest.mark.slow  # starts and restarts a redis-server, a worker after it
 def test_a_queued_run_survives_a_broker_restart(down_stack: Stack, redis_port: int,
                                                 tmp_path: Path) -> None:
     """A send acknowledged while no worker runs: its message waits in the broker (Redis

@@ -47,6 +47,7 @@ def test_send_stream_and_cancel_on_postgres(pg_stack: tuple[Stack, str]) -> None
         store = open_store(url)
         try:
             assert client.cancel_task(held.id).status.state is TaskState.CANCELED
-            assert until(lambda: store.get_lease(held.id) is None, 2.0), stack.logs()
+            assert until(lambda: store.get_lease(held.id) is None, 1.0, step=0.02), \
+                stack.logs()
         finally:
             store.close()

@@ -118,6 +118,7 @@ def test_the_two_commands_on_rabbitmq(rabbit_shell: _Shell) -> None:
     assert "chunk 2" in result.stdout and "completed" in result.stdout, result.stdout
 
 
+@pytest.mark.slow  # a second broker and both tiers again (the RabbitMQ one stays fast)
 def test_the_redis_commands(tmp_path: Path) -> None:
     if shutil.which("redis-server") is None:
         pytest.fail("redis-server is not installed")
