@@ -25,7 +25,6 @@ from support.runtimes import runtime as build_runtime
 import a2a_client
 import a2a_core
 import a2a_wsgi
-
 from a2a_core.models import (
     Message,
     Role,
