@@ -27,7 +27,7 @@ import _socket
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["Connection", "handed_over", "worker_hands_over"]
+__all__ = ["Connection", "gunicorn_response", "handed_over", "worker_hands_over"]
 
 #: The end of a chunked response (its last, empty chunk).
 _LAST_CHUNK = b"0\r\n\r\n"
@@ -51,9 +51,23 @@ def handed_over() -> StopIteration:
     return StopIteration("the stream is parked: its connection is the process's now")
 
 
+def gunicorn_response(environ: Mapping[str, Any], start_response: object) -> Any:
+    """gunicorn's response object when ``start_response`` is its own, over plain HTTP/1.x
+    (TLS: bytes go through the SSL object; HTTP/2: framed streams); else None."""
+    response = getattr(start_response, "__self__", None)
+    kind = type(response)
+    if kind.__name__ != "Response" or kind.__module__ != "gunicorn.http.wsgi":
+        return None
+    sock = environ.get("gunicorn.socket")
+    if sock is None or hasattr(sock, "getpeercert") or environ.get("HTTP_VERSION") == "2":
+        return None
+    return response
+
+
 class Connection:
-    """One request's connection under gunicorn's gevent worker: written through
-    gunicorn's response until :meth:`take`, then by us."""
+    """One request's connection under gunicorn's gevent worker (``response``: from
+    :func:`gunicorn_response`): written through gunicorn's response until :meth:`take`,
+    then by us. (:class:`a2a_wsgi.parking.Park` is one: an object per held stream.)"""
 
     __slots__ = ("_response", "_sock", "_hold", "_chunked")
 
@@ -62,19 +76,6 @@ class Connection:
         self._sock: Any = None
         self._hold: Any = None
         self._chunked = False
-
-    @classmethod
-    def of(cls, environ: Mapping[str, Any], start_response: object) -> Connection | None:
-        """The connection when ``start_response`` is gunicorn's own, over plain HTTP/1.x
-        (TLS: bytes go through the SSL object; HTTP/2: framed streams); else None."""
-        response = getattr(start_response, "__self__", None)
-        kind = type(response)
-        if kind.__name__ != "Response" or kind.__module__ != "gunicorn.http.wsgi":
-            return None
-        sock = environ.get("gunicorn.socket")
-        if sock is None or hasattr(sock, "getpeercert") or environ.get("HTTP_VERSION") == "2":
-            return None
-        return cls(response)
 
     def close_after(self) -> None:
         """The response's headers say ``Connection: close`` (no next request on it)."""

@@ -43,7 +43,7 @@ from typing import Any
 
 from a2a_core.service import StreamHolder
 
-from ._gunicorn_internals import Connection, handed_over
+from ._gunicorn_internals import Connection, gunicorn_response, handed_over
 from .process import announced
 
 __all__ = ["Park", "offer", "stream_holder"]
@@ -66,10 +66,10 @@ def offer(environ: dict[str, Any], start_response: object) -> Park | None:
     info = announced()
     if info is None or not info.parks_streams:
         return None
-    connection = Connection.of(environ, start_response)
-    if connection is None:
+    response = gunicorn_response(environ, start_response)
+    if response is None:
         return None
-    park = environ[HOLDER_KEY] = Park(connection)
+    park = environ[HOLDER_KEY] = Park(response)
     return park
 
 
@@ -92,15 +92,16 @@ class _Drained:
         return iter(())
 
 
-class Park:
+class Park(Connection):
     """One request's offer to hold its stream (a :class:`~a2a_core.service.StreamHolder`)
     and, once taken up, the stream's :class:`~a2a_core.service.Wakeup`: set while the
-    stream is parked, it has the stream resumed."""
+    stream is parked, it has the stream resumed. Its connection's gunicorn side is
+    :class:`~a2a_wsgi._gunicorn_internals.Connection`'s."""
 
-    __slots__ = ("_connection", "_woken", "_state", "_body", "_chunks")
+    __slots__ = ("_woken", "_state", "_body", "_chunks")
 
-    def __init__(self, connection: Connection) -> None:
-        self._connection = connection
+    def __init__(self, response: Any) -> None:
+        super().__init__(response)
         self._woken = False
         self._state = _OFFERED
         self._body: Iterable[bytes] = ()
@@ -136,10 +137,9 @@ class Park:
         if self._state == _OFFERED:
             self._state = _DECLINED
             return body
-        connection = self._connection
         # It will park, and its connection close after it: the headers say so
         # (Connection: close) rather than promise a next request on it.
-        connection.close_after()
+        self.close_after()
         chunks = iter(body)
         try:
             while True:
@@ -148,10 +148,10 @@ class Park:
                 except StopIteration:
                     return _Drained(body)
                 if chunk:
-                    connection.write(chunk)
+                    self.write(chunk)
                 elif not self._woken:
                     break  # asleep: hand it over
-            connection.take()
+            self.take()
         except BaseException:
             _close(body)
             raise
@@ -179,7 +179,7 @@ class Park:
                 return
             if chunk:
                 try:
-                    rest = self._connection.send_now(chunk)
+                    rest = self.send_now(chunk)
                 except OSError:
                     self._end(complete=False)  # the client is gone (or the stream was cut)
                     return
@@ -193,7 +193,7 @@ class Park:
 
     def _finish(self, rest: bytes) -> None:
         try:
-            self._connection.send_all(rest)
+            self.send_all(rest)
         except OSError:
             self._end(complete=False)
             return
@@ -205,7 +205,7 @@ class Park:
         self._state = _ENDED
         _close(self._body)
         self._body, self._chunks = (), iter(())
-        self._connection.end(complete=complete)
+        self.end(complete=complete)
         _resumers().closed(self)
 
 
