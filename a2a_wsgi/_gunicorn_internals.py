@@ -51,17 +51,28 @@ def handed_over() -> StopIteration:
     return StopIteration("the stream is parked: its connection is the process's now")
 
 
+#: Per class seen (asked once each, every request asks): whether it is gunicorn's
+#: response, and whether a socket class is plain (not TLS).
+_RESPONSE_CLASS: dict[type, bool] = {}
+_PLAIN_SOCKET_CLASS: dict[type, bool] = {}
+
+
 def gunicorn_response(environ: Mapping[str, Any], start_response: object) -> Any:
     """gunicorn's response object when ``start_response`` is its own, over plain HTTP/1.x
     (TLS: bytes go through the SSL object; HTTP/2: framed streams); else None."""
     response = getattr(start_response, "__self__", None)
     kind = type(response)
-    if kind.__name__ != "Response" or kind.__module__ != "gunicorn.http.wsgi":
-        return None
+    ours = _RESPONSE_CLASS.get(kind)
+    if ours is None:
+        ours = _RESPONSE_CLASS[kind] = (kind.__name__ == "Response"
+                                        and kind.__module__ == "gunicorn.http.wsgi")
     sock = environ.get("gunicorn.socket")
-    if sock is None or hasattr(sock, "getpeercert") or environ.get("HTTP_VERSION") == "2":
+    if not ours or sock is None or environ.get("HTTP_VERSION") == "2":
         return None
-    return response
+    plain = _PLAIN_SOCKET_CLASS.get(type(sock))
+    if plain is None:
+        plain = _PLAIN_SOCKET_CLASS[type(sock)] = not hasattr(sock, "getpeercert")
+    return response if plain else None
 
 
 class Connection:
@@ -71,11 +82,12 @@ class Connection:
 
     __slots__ = ("_response", "_sock", "_hold", "_chunked")
 
+    _sock: Any  # these three from take() on (most requests never get there)
+    _hold: Any
+    _chunked: bool
+
     def __init__(self, response: Any) -> None:
         self._response = response
-        self._sock: Any = None
-        self._hold: Any = None
-        self._chunked = False
 
     def close_after(self) -> None:
         """The response's headers say ``Connection: close`` (no next request on it)."""

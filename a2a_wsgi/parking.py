@@ -100,12 +100,13 @@ class Park(Connection):
 
     __slots__ = ("_woken", "_state", "_body", "_chunks")
 
+    _body: Iterable[bytes]  # these two from drive() on (most requests never get there)
+    _chunks: Iterator[bytes]
+
     def __init__(self, response: Any) -> None:
-        super().__init__(response)
+        Connection.__init__(self, response)
         self._woken = False
         self._state = _OFFERED
-        self._body: Iterable[bytes] = ()
-        self._chunks: Iterator[bytes] = iter(())
 
     # -- the seam: StreamHolder, then Wakeup ---------------------------------------------
 
