@@ -235,6 +235,7 @@ class CallPipeline:
             last_event_id=request.headers.get("Last-Event-ID"),
             base_url=base_url or self.base_url,
             client_gone=request.client_gone,
+            stream_holder=request.stream_holder,
         )
 
     def _merged_metadata(

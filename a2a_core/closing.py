@@ -85,7 +85,7 @@ def forwarded(items: Iterator[T]) -> tuple[list[T], Iterator[T]]:
 
     A wrapper that is a ClosingIterator itself can take both and stand for the two: a held
     stream's wait then sits one frame shallower (each nested ``__next__`` also grows the
-    saved C stack of a gevent worker's greenlet). Closing the wrapper closes the same
+    saved C stack of a greenlet). Closing the wrapper closes the same
     iterator the forwarding one would have.
     """
     if (isinstance(items, ClosingIterator) and items.__class__ is ClosingIterator

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .observe import CallRecord
+    from .service import StreamHolder
 
 __all__ = ["Headers", "HttpRequest", "HttpResponse", "is_simple_request_type"]
 
@@ -81,8 +82,10 @@ class HttpRequest:
     reading at its size limit, so the dispatcher can answer with a clear error
     instead of a truncated body being parsed. ``client_gone`` is the adapter's
     way to tell whether the client has hung up (None: it cannot tell), so a
-    request that waits can stop waiting for nobody. ``record``, when the
-    adapter observes its requests, is filled by the binding that answers
+    request that waits can stop waiting for nobody. ``stream_holder`` is the
+    adapter's offer to hold the request's stream while it waits
+    (:class:`~a2a_core.service.StreamHolder`; None: no offer). ``record``, when
+    the adapter observes its requests, is filled by the binding that answers
     (:mod:`a2a_core.observe`).
     """
 
@@ -93,6 +96,7 @@ class HttpRequest:
     body: bytes = b""
     body_too_large: bool = False
     client_gone: Callable[[], bool] | None = None
+    stream_holder: StreamHolder | None = field(default=None, compare=False, repr=False)
     record: CallRecord | None = field(default=None, compare=False, repr=False)
 
 

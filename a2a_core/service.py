@@ -28,7 +28,9 @@ __all__ = [
     "HEARTBEAT",
     "Idle",
     "IDLE",
+    "StreamHolder",
     "StreamItem",
+    "Wakeup",
     "A2AService",
 ]
 
@@ -63,6 +65,9 @@ class CallContext:
     #: The task the call names, as Operations read and authorized it through this service
     #: (cancel, push configs); a service may answer from it instead of reading it again.
     task: models.Task | None = None
+    #: The server's offer to hold this call's stream while it waits (None: no offer; a
+    #: stream waits where it runs). See :class:`StreamHolder`.
+    stream_holder: StreamHolder | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +96,8 @@ HEARTBEAT = Heartbeat()
 
 
 class Idle:
-    """Yielded by a stream that has nothing now and waits without blocking its caller.
-
-    Only to a server that asked for it (one that resumes the stream itself when
-    what it waits for comes, instead of keeping a thread or greenlet on it); framed
-    as nothing: an empty write.
-    """
+    """Yielded by a held stream (:class:`StreamHolder`) that has nothing to send now,
+    instead of waiting: framed as nothing, an empty write. Never yielded otherwise."""
 
     __slots__ = ()
 
@@ -108,6 +109,40 @@ IDLE = Idle()
 
 #: What a streaming service method yields.
 StreamItem = models.StreamEvent | OutboundEvent | Heartbeat | Idle
+
+
+class Wakeup(Protocol):
+    """What a held stream sleeps on: whoever has news for it calls :meth:`set`."""
+
+    def set(self) -> None:
+        """The stream's next item may be ready: its server takes it (soon, elsewhere)."""
+        ...
+
+    def clear(self) -> None:
+        """The stream is about to sleep: forget earlier wake-ups."""
+        ...
+
+
+class StreamHolder(Protocol):
+    """A server's offer to hold a call's stream while it waits between items, so that
+    a waiting stream costs the server no thread or task of its own.
+
+    The adapter passes it with the request (``HttpRequest.stream_holder``); the call
+    hands it on in ``CallContext.stream_holder``. A service whose stream sleeps between
+    items may take it up once, when it makes the stream (before the first item is
+    taken): :meth:`hold` gives it its :class:`Wakeup`. From then on, when the stream
+    has nothing to send, it clears the wakeup, arranges for it to be set when its next
+    item may be ready (an event, a deadline, the client hanging up, the server
+    stopping) and yields :data:`IDLE` instead of waiting. The server takes the next
+    item once the wakeup is set; the stream never blocks in ``next()``. A stream that
+    does not take the offer is written by the server as any other.
+    """
+
+    def hold(self) -> Wakeup | None:
+        """Take the offer: this call's stream sleeps on the wakeup returned. None: the
+        offer stands no more (the server writes the stream already); it waits where it
+        runs."""
+        ...
 
 
 class A2AService(Protocol):

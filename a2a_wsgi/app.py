@@ -29,8 +29,7 @@ from .auth.wsgi import AuthOption, as_policy, check_distinct_kids, served_jwks
 from .card_hits import CardHits
 from .disconnect import client_gone_probe
 from .overrides import get_base_url, get_identity, get_metadata
-from .parking import PARK_KEY, stream_answer
-from .parking import offer as offer_parking
+from .parking import offer, stream_holder
 from .process import ServerInfo, announced, register
 from .public_url import UntrustedHostError, request_base_url
 from .push import JWKS_PATH, PushDeliverer, PushSettings
@@ -201,9 +200,9 @@ class A2AApp:
                 status, headers, card = hit
                 start_response(status, [*headers, (REQUEST_ID_HEADER, request_id(environ))])
                 return [card]
+        park = offer(environ, start_response)  # the server may hand its stream over (.parking)
         body = observe(environ, start_response, self._serve)
-        park = environ.get(PARK_KEY)  # a stream the server may hand over (parking.offer)
-        return body if park is None else park.drive(body, start_response)
+        return body if park is None else park.drive(body)
 
     def _serve(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         hits = self._card_hits
@@ -260,7 +259,6 @@ class A2AApp:
         body = respond(response, method, start_response)
         if isinstance(response.body, bytes):
             return body
-        stream_answer(environ, request.client_gone)
         return self._stalled.watch(iter(body), environ)  # a stream: cut if its client stops
 
     def _keep_card(self, environ: Mapping[str, Any], assembly: Assembly, request: HttpRequest,
@@ -316,17 +314,17 @@ def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
         return HttpRequest(method=method, path=path, headers=conditional_headers(environ),
                            query=card_query(environ), record=record)
     client_gone = client_gone_probe(environ)
-    offer_parking(environ, client_gone)
+    holder = stream_holder(environ)
     if method in ("GET", "HEAD"):  # HTTP+JSON reads: headers and query, no body
         return HttpRequest(method=method, path=path, headers=request_headers(environ),
                            query=card_query(environ), client_gone=client_gone,
-                           record=record)
+                           stream_holder=holder, record=record)
     body, too_large = read_body(environ, max_body_bytes)
     return HttpRequest(method=method, path=path, headers=request_headers(environ),
                        query=dict(parse_qsl(environ["QUERY_STRING"]))
                        if environ.get("QUERY_STRING") else {},
                        body=body, body_too_large=too_large,
-                       client_gone=client_gone, record=record)
+                       client_gone=client_gone, stream_holder=holder, record=record)
 
 
 def _inspector_page(environ: dict[str, Any],

@@ -65,14 +65,11 @@ def client_gone_probe(environ: Mapping[str, Any]) -> Callable[[], bool] | None:
 class _Probe:
     """Peeks at one connection; once gone, always gone (the answer never flips back)."""
 
-    __slots__ = ("_fileno", "_gone", "park")
+    __slots__ = ("_fileno", "_gone")
 
     def __init__(self, fileno: Callable[[], int]) -> None:
         self._fileno = fileno
         self._gone = False
-        #: :mod:`a2a_wsgi.parking`'s: True when the server could hand this connection's
-        #: stream over, then the stream's Park once it follows a task.
-        self.park: Any = None
 
     def fileno(self) -> int:
         """The connection's descriptor (-1 once the server closed it)."""

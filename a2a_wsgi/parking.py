@@ -1,35 +1,37 @@
-"""Held streams without a greenlet each: a sleeping stream hands its connection over.
+"""Parking: a held stream without a greenlet of its own, under gunicorn's gevent worker.
 
-Under gunicorn's gevent worker a connection is served by a greenlet, and a stream
-that waits for its task's next event keeps it: the greenlet, its frame stack and
-the C stack it saves at every switch, and gunicorn's objects for the connection,
-well over half of what a held stream costs. A stream *parks* instead. Its body
-is driven here, not by gunicorn (each chunk still written by gunicorn's response
-until the first sleep, headers first); when its producer has nothing to send it
-yields :data:`~a2a_core.service.IDLE` (an empty write) instead of sleeping, and
-the app ends gunicorn's handler for the connection by raising ``StopIteration``
-(gunicorn's async workers close the connection quietly on it). The socket stays
-open: a file made from it holds a reference, so gunicorn's ``close()`` only marks
-it closed. What the stream sleeps on (this :class:`Park`: its
-:class:`~a2a_wsgi.runtime._watches.Sleeper` event) resumes its body from one of
-a few shared greenlets when it is set: the task moved, a heartbeat or quiet
-deadline came, the client's socket turned readable, or the server stops. Chunks
-are then framed here as gunicorn frames them (chunked, or raw for HTTP/1.0) and
-sent without blocking; a write the socket cannot take now finishes in a greenlet
-of its own (the stalled-write watch still cuts it after its limit).
+Under that worker a connection is served by a greenlet, and a stream that waits for
+its task's next event keeps it: the greenlet, its frame stack and the C stack it
+saves at every switch, and gunicorn's objects for the connection, well over half
+of what a held stream costs. A stream *parks* instead, through the core's
+:class:`~a2a_core.service.StreamHolder` seam:
 
-Only where the server announced it can hand a connection over
-(:attr:`~a2a_wsgi.process.ServerInfo.parks_streams`: gunicorn's gevent worker),
-over plain HTTP/1.x, with gunicorn's own ``start_response`` (no middleware in
-between): elsewhere a stream sleeps in its thread or greenlet as before. A parked
-stream's connection is closed when the stream ends (gunicorn's handler, which
-would read the next request on it, has gone). At exit the process ends its parked
-streams cleanly before it goes (:func:`_drain`).
+1. :func:`offer` (``A2AApp.__call__``): where the server can hand a connection over
+   (:attr:`~a2a_wsgi.process.ServerInfo.parks_streams`, announced at worker boot for
+   gunicorn's gevent worker calling the app itself; over plain HTTP/1.x, with
+   gunicorn's own ``start_response``) the request gets a :class:`Park`, its stream
+   holder (:func:`stream_holder` puts it in the ``HttpRequest``).
+2. A stream that sleeps between items (a subscription, in the runtime) takes the
+   offer (:meth:`Park.hold`) when it is made. Asleep, it sets nothing but its
+   wakeup (this Park) to be set, and yields :data:`~a2a_core.service.IDLE`, framed
+   as an empty write, instead of waiting.
+3. :meth:`Park.drive` (``A2AApp.__call__`` again) writes a held stream's answer
+   through gunicorn's response until that first empty write, then takes the
+   connection over and ends gunicorn's handler for it. When the Park is set (the
+   task moved, a heartbeat or quiet deadline came, the client's socket turned
+   readable, the server stops), one of a few shared greenlets resumes the stream's
+   body and sends its chunks without blocking; a write the socket cannot take now
+   finishes in a greenlet of its own (the stalled-write watch still cuts it).
+
+A parked stream's connection closes when the stream ends (gunicorn's handler,
+which would read the next request on it, has gone), so its headers say
+``Connection: close``. At exit the process ends its parked streams cleanly before
+it goes (:func:`_drain`). Everything gunicorn-specific is in
+:mod:`a2a_wsgi._gunicorn_internals`; docs/streaming.md has the whole path.
 """
 
 from __future__ import annotations
 
-import _socket
 import atexit
 import collections
 import logging
@@ -39,54 +41,42 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from a2a_core.service import StreamHolder
+
+from ._gunicorn_internals import Connection, gunicorn_response, handed_over
 from .process import announced
 
-__all__ = ["PARK_KEY", "Park", "follows_task", "offer", "parked", "stream_answer"]
+__all__ = ["Park", "offer", "stream_holder"]
 
 log = logging.getLogger("a2a_wsgi.streams")
 
-#: The environ key under which a stream the server may hand over carries its Park.
-PARK_KEY = "a2a.park"
+#: The environ key under which a request the server may hand over carries its Park.
+HOLDER_KEY = "a2a.stream_holder"
 #: Greenlets that resume parked streams (a write that would block moves to its own).
 RESUMERS = 4
 #: Seconds a stopping process waits for its parked streams to end.
 DRAIN_TIMEOUT = 5.0
 
-_PARKED, _QUEUED, _RUNNING, _ENDED = range(4)
-_LAST_CHUNK = b"0\r\n\r\n"
+_OFFERED, _DECLINED, _RUNNING, _PARKED, _QUEUED, _ENDED = range(6)
 
 
-def offer(environ: Mapping[str, Any], client_gone: Any) -> None:
-    """Note on the request's connection probe that the server could hand a stream of
-    this connection over (a stream that follows a task then gets a Park)."""
+def offer(environ: dict[str, Any], start_response: object) -> Park | None:
+    """A Park for this request when the server lets its connection be handed over
+    (kept in ``environ`` for :func:`stream_holder`), else None."""
     info = announced()
-    if info is None or not info.parks_streams or not hasattr(client_gone, "park"):
-        return
-    sock = environ.get("gunicorn.socket")
-    if sock is None or hasattr(sock, "getpeercert") or environ.get("HTTP_VERSION") == "2":
-        return  # TLS (bytes must go through the SSL object) or HTTP/2 (framed streams)
-    client_gone.park = True
+    if info is None or not info.parks_streams:
+        return None
+    response = gunicorn_response(environ, start_response)
+    if response is None:
+        return None
+    park = environ[HOLDER_KEY] = Park(response)
+    return park
 
 
-def follows_task(client_gone: Any) -> None:
-    """The connection's stream follows a task (it sleeps between events): it parks when
-    the connection was offered, so it gets its Park now, before its first write."""
-    if getattr(client_gone, "park", None) is True:
-        client_gone.park = Park()
-
-
-def parked(client_gone: Any) -> Park | None:
-    """The Park driving this connection's stream, else None (it sleeps where it runs)."""
-    park = getattr(client_gone, "park", None)
-    return park if isinstance(park, Park) and park.driving else None
-
-
-def stream_answer(environ: dict[str, Any], client_gone: Any) -> None:
-    """The answer is a stream: the app drives it (``environ[PARK_KEY]``) when it has a
-    Park (it follows a task); any other stream is the server's to write as ever."""
-    park = getattr(client_gone, "park", None)
-    if isinstance(park, Park):
-        environ[PARK_KEY] = park
+def stream_holder(environ: Mapping[str, Any]) -> StreamHolder | None:
+    """The request's offer to hold its stream (:func:`offer`), for its ``HttpRequest``."""
+    holder: StreamHolder | None = environ.get(HOLDER_KEY)
+    return holder
 
 
 class _Drained:
@@ -102,28 +92,30 @@ class _Drained:
         return iter(())
 
 
-class Park:
-    """One stream the server may hand over, and what its producer sleeps on.
+class Park(Connection):
+    """One request's offer to hold its stream (a :class:`~a2a_core.service.StreamHolder`)
+    and, once taken up, the stream's :class:`~a2a_core.service.Wakeup`: set while the
+    stream is parked, it has the stream resumed. Its connection's gunicorn side is
+    :class:`~a2a_wsgi._gunicorn_internals.Connection`'s."""
 
-    ``set()``/``clear()``/``is_set()`` make it the stream's sleep event: set while
-    it is parked, it has the stream resumed. ``driving`` is True once the body is
-    driven here (only then does the producer yield IDLE instead of sleeping).
-    """
+    __slots__ = ("_woken", "_state", "_body", "_chunks")
 
-    __slots__ = ("driving", "_woken", "_state", "_body", "_chunks", "_sock", "_hold",
-                 "_chunked")
+    _body: Iterable[bytes]  # these two from drive() on (most requests never get there)
+    _chunks: Iterator[bytes]
 
-    def __init__(self) -> None:
-        self.driving = False
+    def __init__(self, response: Any) -> None:
+        Connection.__init__(self, response)
         self._woken = False
-        self._state = _RUNNING
-        self._body: Iterable[bytes] = ()
-        self._chunks: Iterator[bytes] = iter(())
-        self._sock: Any = None
-        self._hold: Any = None
-        self._chunked = False
+        self._state = _OFFERED
 
-    # -- the stream's sleep event ----------------------------------------------------------
+    # -- the seam: StreamHolder, then Wakeup ---------------------------------------------
+
+    def hold(self) -> Park | None:
+        """The stream takes the offer: the app drives it, and it sleeps on this Park.
+        None once :meth:`drive` has found the offer not taken (gunicorn writes it)."""
+        if self._state == _OFFERED:
+            self._state = _RUNNING
+        return None if self._state == _DECLINED else self
 
     def set(self) -> None:
         if self._woken:
@@ -136,26 +128,19 @@ class Park:
     def clear(self) -> None:
         self._woken = False
 
-    def is_set(self) -> bool:
-        return self._woken
-
-    def wait(self, timeout: float | None = None) -> bool:
-        raise RuntimeError("a parked stream is resumed when woken, never waited for")
-
     # -- driving the body ------------------------------------------------------------------
 
-    def drive(self, body: Iterable[bytes], start_response: Any) -> Iterable[bytes]:
-        """Write ``body`` through gunicorn's response until it sleeps, then take the
-        connection over (raises StopIteration to gunicorn). A body that ends first is
-        gunicorn's to finish; a ``start_response`` not gunicorn's own leaves it all to it."""
-        response: Any = getattr(start_response, "__self__", None)
-        kind = type(response)
-        if kind.__name__ != "Response" or kind.__module__ != "gunicorn.http.wsgi":
+    def drive(self, body: Iterable[bytes]) -> Iterable[bytes]:
+        """The answer for gunicorn: ``body`` itself unless a stream took this offer; else
+        ``body`` written through gunicorn's response until it sleeps, then the
+        connection taken over (raises to end gunicorn's handler). A body that ends
+        before it sleeps is gunicorn's to finish."""
+        if self._state == _OFFERED:
+            self._state = _DECLINED
             return body
-        self.driving = True
         # It will park, and its connection close after it: the headers say so
         # (Connection: close) rather than promise a next request on it.
-        response.force_close()
+        self.close_after()
         chunks = iter(body)
         try:
             while True:
@@ -164,24 +149,20 @@ class Park:
                 except StopIteration:
                     return _Drained(body)
                 if chunk:
-                    response.write(chunk)
+                    self.write(chunk)
                 elif not self._woken:
                     break  # asleep: hand it over
-            response.send_headers()  # (sent with the first chunk, unless there was none)
-            sock = response.sock
-            # a file made from the socket: the descriptor outlives gunicorn's close()
-            self._hold = sock.makefile("wb", buffering=0)
+            self.take()
         except BaseException:
             _close(body)
             raise
-        self._body, self._chunks, self._sock = body, chunks, sock
-        self._chunked = bool(response.chunked)
+        self._body, self._chunks = body, chunks
         _resumers().opened(self)
         self._state = _PARKED
         if self._woken:  # (woken in between: resume at once)
             self._state = _QUEUED
             _resumers().schedule(self)
-        raise StopIteration("the stream is parked: its connection is the process's now")
+        raise handed_over()
 
     def resume(self) -> None:
         """Run the body until it sleeps again or ends (from a resumer's greenlet)."""
@@ -199,7 +180,7 @@ class Park:
                 return
             if chunk:
                 try:
-                    rest = self._send(self._framed(chunk))
+                    rest = self.send_now(chunk)
                 except OSError:
                     self._end(complete=False)  # the client is gone (or the stream was cut)
                     return
@@ -213,41 +194,19 @@ class Park:
 
     def _finish(self, rest: bytes) -> None:
         try:
-            self._sock.sendall(rest)
+            self.send_all(rest)
         except OSError:
             self._end(complete=False)
             return
         self.resume()
 
-    def _framed(self, data: bytes) -> bytes:
-        """``data`` as gunicorn frames a write: one chunk, or as it is (HTTP/1.0)."""
-        return b"%X\r\n%s\r\n" % (len(data), data) if self._chunked else data
-
-    def _send(self, data: bytes) -> bytes:
-        """Send what the socket takes now, without waiting; what it did not take."""
-        try:
-            sent = self._sock.send(data, _socket.MSG_DONTWAIT, timeout=0.0)  # gevent's socket
-        except (BlockingIOError, InterruptedError):
-            sent = 0
-        return data[sent:]
-
     def _end(self, *, complete: bool) -> None:
-        """The response's end (its last chunk, when it ended well), the body closed, then
-        the connection."""
+        """The body closed, then the response's end (its last chunk when it ended well)
+        and the connection's."""
         self._state = _ENDED
-        try:
-            if complete and self._chunked:
-                rest = self._send(_LAST_CHUNK)
-                if rest:
-                    self._sock.sendall(rest)
-        except OSError:
-            pass  # gone: the client resumes with Last-Event-ID
         _close(self._body)
-        try:
-            self._hold.close()  # gunicorn closed its socket: this closes the connection
-        except OSError:
-            pass
-        self._body, self._chunks, self._sock, self._hold = (), iter(()), None, None
+        self._body, self._chunks = (), iter(())
+        self.end(complete=complete)
         _resumers().closed(self)
 
 

@@ -29,9 +29,9 @@ class ServerInfo:
     multiprocess: bool = False
     #: Streams this process may hold open, sized for its worker (None: no limit).
     stream_limit: int | None = None
-    #: The server calls an A2AApp itself, and its handler for a connection ends quietly
-    #: when the app raises StopIteration, leaving the socket to the app (gunicorn's gevent
-    #: worker): held streams park (:mod:`a2a_wsgi.parking`) instead of keeping a greenlet.
+    #: The server lets the app take a held stream's connection over (gunicorn's gevent
+    #: worker calling an A2AApp itself): held streams park (:mod:`a2a_wsgi.parking`)
+    #: instead of keeping a greenlet each.
     parks_streams: bool = False
 
 

@@ -271,19 +271,14 @@ def gunicorn_post_worker_init(worker: Any) -> None:
 
 
 def _hands_over(worker: Any) -> bool:
-    """Whether ``worker`` lets a stream park (:mod:`a2a_wsgi.parking`): gunicorn's gevent
-    worker, whose handler closes a connection quietly when the app raises StopIteration,
-    calling an A2AApp itself (a middleware in between might catch that exception)."""
+    """Whether ``worker`` lets a held stream park (:mod:`a2a_wsgi.parking`): gunicorn's
+    gevent worker calling an A2AApp itself (:mod:`._gunicorn_internals` says why)."""
     if not cooperative():
         return False
-    from gunicorn.workers.ggevent import (  # type: ignore[import-untyped]
-        GeventWorker,  # (gevent is there: it patched us)
-    )
-
+    from ._gunicorn_internals import worker_hands_over
     from .app import A2AApp
 
-    return isinstance(worker, GeventWorker) and isinstance(getattr(worker, "wsgi", None),
-                                                           A2AApp)
+    return worker_hands_over(worker, A2AApp)
 
 
 #: The collector's thresholds in a gevent worker (Python 3.11's defaults: 700, 10, 10;

@@ -141,8 +141,9 @@ class QueuedRuns:
         try:
             stored = self.start(run)
         except DuplicateMessageError as dup:
-            return self._streams.resent(dup.task_id, run.scope, ctx.client_gone)
-        return self._streams.sent(stored, ctx.client_gone)
+            return self._streams.resent(dup.task_id, run.scope, ctx.client_gone,
+                                        ctx.stream_holder)
+        return self._streams.sent(stored, ctx.client_gone, ctx.stream_holder)
 
     def start(self, run: Run) -> StoredTask:
         """Store the run's task leased to the queue (if not yet) and queue the run; the task

@@ -276,7 +276,8 @@ class Runtime:
         """
         earlier, claim = self._sent_before(request, ctx)
         if earlier is not None:
-            return self._streams.resent(earlier.id, self._scope(ctx), ctx.client_gone)
+            return self._streams.resent(earlier.id, self._scope(ctx), ctx.client_gone,
+                                        ctx.stream_holder)
         run = self._begin(request, claim, ctx)
         if self._queued is not None:
             return self._queued.stream(run, ctx)
@@ -312,7 +313,7 @@ class Runtime:
     ) -> Iterator[StreamItem]:
         """Current task, then each change from the event log; never re-runs the agent."""
         return self._streams.subscribe(request.id, self._scope(ctx), ctx.last_event_id,
-                                       ctx.client_gone)
+                                       ctx.client_gone, ctx.stream_holder)
 
     # -- reading and canceling ----------------------------------------------------------
 

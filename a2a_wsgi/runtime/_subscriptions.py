@@ -11,15 +11,15 @@ called (the server is shutting down) every open stream is woken and ends: the
 generator returns, so the server writes a proper end of the response and the
 client resumes elsewhere with ``Last-Event-ID``. Tasks are left alone.
 
-An idle stream sleeps until something concerns it, with no timer of its own
-but its heartbeat's: the task's next event, the heartbeat (or quiet timeout)
-deadline, its client's socket turning readable (:func:`..disconnect.watch_hangup`),
-or stop(). Streams following a stored task share one waiter per task
-(:class:`TaskWatches`): it alone waits on the store, keeps the batch it read,
-and wakes the task's sleeping streams, which take their events from that
-batch. Only a connection that cannot be watched is still peeked at every
-:data:`HANGUP_POLL` seconds, and a resent message's stream looks whether its
-run is still active every :data:`STOP_POLL` seconds.
+An idle stream sleeps until something concerns it, with no timer of its own but its
+heartbeat's: the task's next event, the heartbeat (or quiet timeout) deadline, its
+client's socket turning readable (:func:`..disconnect.watch_hangup`), or stop(); held by
+its server (the call's ``stream_holder``), it yields IDLE instead. Streams following a
+stored task share one waiter per task (:class:`TaskWatches`): it alone waits on the
+store, keeps the batch it read, and wakes the task's sleeping streams, which take their
+events from that batch. Only a connection that cannot be watched is still peeked at
+every :data:`HANGUP_POLL` seconds, and a resent message's stream looks whether its run
+is still active every :data:`STOP_POLL` seconds.
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ from functools import partial
 
 from a2a_core.errors import InternalError, TaskNotFoundError, UnsupportedOperationError
 from a2a_core.models import StreamEvent, TaskStatusUpdateEvent
-from a2a_core.service import HEARTBEAT, IDLE, OutboundEvent, StreamItem
+from a2a_core.service import HEARTBEAT, IDLE, OutboundEvent, StreamHolder, StreamItem, Wakeup
 
 from ..disconnect import HangupWatch, hangup_fd, watch_hangup
-from ..parking import follows_task, parked
 from ..stores import EventsExpiredError, StoredTask, TaskStore
 from ..stores.base import Events
 from ._defaults import Scope
@@ -53,6 +52,29 @@ HANGUP_POLL = 1.0
 
 #: ``client_gone`` of a call: True once its client hung up (None: cannot tell).
 ClientGone = Callable[[], bool] | None
+
+
+class _Held:
+    """What a stream its server holds sleeps on (:class:`~a2a_core.service.StreamHolder`)."""
+
+    __slots__ = ("_wakeup",)
+
+    def __init__(self, wakeup: Wakeup) -> None:
+        self._wakeup = wakeup
+
+    @classmethod
+    def take(cls, holder: StreamHolder | None) -> _Held | None:
+        wakeup = holder.hold() if holder is not None else None
+        return cls(wakeup) if wakeup is not None else None
+
+    def set(self) -> None:
+        self._wakeup.set()
+
+    def clear(self) -> None:
+        self._wakeup.clear()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        raise RuntimeError("a held stream is resumed by its server, never waited for")
 
 
 #: More digits than any sequence number we send (a store's is a signed 64-bit integer).
@@ -233,7 +255,8 @@ class Subscriptions:
     # -- following a stored task -----------------------------------------------------------
 
     def subscribe(self, task_id: str, scope: Scope, last_event_id: str | None,
-                  client_gone: ClientGone = None) -> Iterator[StreamItem]:
+                  client_gone: ClientGone = None,
+                  holder: StreamHolder | None = None) -> Iterator[StreamItem]:
         """Check now (errors are plain JSON-RPC errors), then follow the task's log.
 
         With ``Last-Event-ID`` (a sequence number we sent) the snapshot is skipped
@@ -247,11 +270,10 @@ class Subscriptions:
             raise UnsupportedOperationError(
                 f"Task {task_id} is in a terminal state ({stored.task.status.state.value})"
             )
-        follows_task(client_gone)
-        return self.follow(stored, resume, client_gone)
+        return self.follow(stored, resume, client_gone, _Held.take(holder))
 
-    def resent(self, task_id: str, scope: Scope,
-               client_gone: ClientGone = None) -> Iterator[StreamItem]:
+    def resent(self, task_id: str, scope: Scope, client_gone: ClientGone = None,
+               holder: StreamHolder | None = None) -> Iterator[StreamItem]:
         """A stream for a request sent again: what its first stream would show now.
 
         The task it created, and nothing more when the task has settled (terminal
@@ -265,28 +287,28 @@ class Subscriptions:
             raise TaskNotFoundError(f"Task {task_id} not found")
         if _settled(stored) or not active:
             return iter((OutboundEvent(stored.task, str(stored.event_seq)),))
-        follows_task(client_gone)
-        return self._follow_run(stored, client_gone, partial(self._running, task_id))
+        return self._follow_run(stored, client_gone, partial(self._running, task_id),
+                                _Held.take(holder))
 
-    def sent(self, stored: StoredTask, client_gone: ClientGone = None) -> Iterator[StreamItem]:
+    def sent(self, stored: StoredTask, client_gone: ClientGone = None,
+             holder: StreamHolder | None = None) -> Iterator[StreamItem]:
         """A send's stream when its run executes elsewhere (a job queue): the task as
         stored, then its logged events until one settles it (or the quiet timeout)."""
-        follows_task(client_gone)
-        return self._follow_run(stored, client_gone, None)
+        return self._follow_run(stored, client_gone, None, _Held.take(holder))
 
     def _follow_run(self, stored: StoredTask, client_gone: ClientGone,
-                    running: Callable[[], bool] | None) -> Iterator[StreamItem]:
+                    running: Callable[[], bool] | None, held: _Held | None) -> Iterator[StreamItem]:
         task_id, after = stored.task.id, stored.event_seq
         yield OutboundEvent(stored.task, str(after))
         del stored  # a held stream keeps its position, not the task
         try:
             yield from self._tail(task_id, after, ends=_ends_stream, running=running,
-                                  client_gone=client_gone)
+                                  client_gone=client_gone, held=held)
         except EventsExpiredError as err:
             raise _replay_gap(err) from None
 
-    def follow(self, stored: StoredTask, resume: int | None,
-               client_gone: ClientGone = None) -> Iterator[StreamItem]:
+    def follow(self, stored: StoredTask, resume: int | None, client_gone: ClientGone = None,
+               held: _Held | None = None) -> Iterator[StreamItem]:
         """The task (unless resuming), then its logged events until a terminal one."""
         task_id = stored.task.id
         try:
@@ -302,14 +324,14 @@ class Subscriptions:
                     for seq, event in self._store.events_after(task_id, after):
                         yield OutboundEvent(event, str(seq))
                     return
-            yield from self._tail(task_id, after, client_gone=client_gone)
+            yield from self._tail(task_id, after, client_gone=client_gone, held=held)
         except EventsExpiredError as err:
             raise _replay_gap(err) from None
 
     def _tail(self, task_id: str, after: int, *,
               ends: Callable[[StreamEvent], bool] = _is_terminal_event,
               running: Callable[[], bool] | None = None,
-              client_gone: ClientGone = None) -> Iterator[StreamItem]:
+              client_gone: ClientGone = None, held: _Held | None = None) -> Iterator[StreamItem]:
         """Wait for events after ``after``; end on an event ``ends`` accepts, after the
         quiet timeout, on stop(), once the client is gone, or once ``running()`` is
         False (after reading what the run logged last).
@@ -318,12 +340,11 @@ class Subscriptions:
         task's waiter moves on, its heartbeat or quiet deadline, its client's
         socket turns readable, or stop(). Only a ``running`` to look at, or a
         socket that cannot be watched, cuts the sleep into slices
-        (:data:`STOP_POLL`, :data:`HANGUP_POLL`).
+        (:data:`STOP_POLL`, :data:`HANGUP_POLL`). A ``held`` one yields IDLE instead.
         """
         watches = self._watches
         watch = watches.join(task_id, after)
-        park = parked(client_gone)  # the server resumes the stream when woken (None: it waits)
-        sleeper = Sleeper(hangup_fd(client_gone), park)
+        sleeper = Sleeper(hangup_fd(client_gone), held)
         poll = STOP_POLL if running is not None else None
         if client_gone is not None and sleeper.hangup is None:
             poll = min(poll or HANGUP_POLL, HANGUP_POLL)
@@ -361,7 +382,7 @@ class Subscriptions:
                 deadline = min(beat_at + self._heartbeat, quiet_since + self._resubscribe_timeout)
                 if poll is not None:
                     deadline = min(deadline, now + poll)
-                if park is None:
+                if held is None:
                     by_socket = watches.sleep(watch, turn, deadline, sleeper)
                 else:
                     number = watches.fall_asleep(watch, turn, deadline, sleeper)

@@ -49,8 +49,8 @@ class _Watch:
 
 
 class Woken(Protocol):
-    """What a stream sleeps on: a :class:`threading.Event`, or the
-    :class:`~a2a_wsgi.parking.Park` that resumes it when set."""
+    """What a stream sleeps on: a :class:`threading.Event`, or a held stream's wakeup
+    (:class:`~a2a_core.service.Wakeup`), on which its server resumes it."""
 
     def set(self) -> None: ...
     def clear(self) -> None: ...
@@ -59,7 +59,7 @@ class Woken(Protocol):
 
 class Sleeper:
     """What one stream sleeps with, made once per stream: what wakes it (an event, or
-    ``woken`` when given: a parked stream's Park), and the watch on its client's socket
+    ``woken`` when given: a held stream's wakeup), and the watch on its client's socket
     (None: cannot be watched)."""
 
     __slots__ = ("woken", "hangup")
