@@ -140,3 +140,14 @@ def test_the_redis_commands(tmp_path: Path) -> None:
         shell.stop()
         redis.terminate()
         redis.wait(timeout=10)
+
+
+def test_deployment_page_shows_the_same_two_commands() -> None:
+    # docs/deployment.md repeats the two tiers' commands that the test above runs
+    deployment = (ROOT / "docs" / "deployment.md").read_text()
+    blocks = [b for b in re.findall(r"^```sh\n(.*?)^```", deployment, re.S | re.M)
+              if "celery -A" in b]
+    assert len(blocks) == 1
+    shown = [line.strip() for line in blocks[0].splitlines() if line.strip()]
+    _, worker, web, _ = _block("a2a send")
+    assert shown == [worker, web]
