@@ -28,7 +28,8 @@ PUBLIC = frozenset({
     "a2a_core.auth", "a2a_core.extensions", "a2a_core.signing", "a2a_core.schemas",
     "a2a_wsgi", "a2a_wsgi.settings", "a2a_wsgi.auth", "a2a_wsgi.push", "a2a_wsgi.stores",
     "a2a_wsgi.grpc", "a2a_wsgi.frameworks", "a2a_wsgi.frameworks.flask",
-    "a2a_wsgi.frameworks.django", "a2a_wsgi.celery_executor", "a2a_wsgi.gunicorn_config",
+    "a2a_wsgi.frameworks.django", "a2a_wsgi.execution", "a2a_wsgi.celery_executor",
+    "a2a_wsgi.gunicorn_config",
     "a2a_client", "a2a_client.auth", "a2a_client.tools", "a2a_client.grpc_binding",
     "a2a_client.cli",
 })
