@@ -1,7 +1,7 @@
 """F12: cancel racing completion, many times, on a shared SQLite store.
 
 Two Runtimes on two handles of one SQLite file stand for two gunicorn workers
-(as in tests/wsgi/test_runtime.py): the agent runs on one, the cancel arrives on
+(as in tests/runtime/test_runtime.py): the agent runs on one, the cancel arrives on
 the other at an offset of -5..+5 ms around the moment the agent returns. Every
 task must end in exactly one terminal state that never changes afterwards, its
 event log must hold exactly one terminal event, a live stream must see exactly
