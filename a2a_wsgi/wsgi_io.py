@@ -36,11 +36,12 @@ _READ_SIZE = 65536
 DRAIN_BYTES = 16 * 1024 * 1024
 
 
-#: What a card GET reads: its validators, and the version that picks its variant.
+#: What a card GET reads: its validators, and the version that picks its variant (the
+#: names as Headers keeps them, lower-case).
 _CONDITIONAL = (
-    ("HTTP_IF_NONE_MATCH", "If-None-Match"),
-    ("HTTP_IF_MODIFIED_SINCE", "If-Modified-Since"),
-    ("HTTP_A2A_VERSION", "A2A-Version"),
+    ("HTTP_IF_NONE_MATCH", "if-none-match"),
+    ("HTTP_IF_MODIFIED_SINCE", "if-modified-since"),
+    ("HTTP_A2A_VERSION", "a2a-version"),
 )
 
 
@@ -51,7 +52,8 @@ def card_query(environ: Mapping[str, Any]) -> dict[str, str]:
 
 
 def conditional_headers(environ: Mapping[str, Any]) -> Headers:
-    return Headers([(name, environ[key]) for key, name in _CONDITIONAL if key in environ])
+    return Headers.of_lowercase({name: [environ[key]] for key, name in _CONDITIONAL
+                                 if key in environ})
 
 def whole_body_headers(status: int, method: str, headers: Iterable[tuple[str, str]],
                        body: bytes) -> list[tuple[str, str]]:
