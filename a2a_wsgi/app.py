@@ -32,6 +32,7 @@ from .agent import Agent
 from .assembly import Assembly, assemble
 from .auth.wsgi import AuthOption, as_policy, check_distinct_kids
 from .disconnect import client_gone_probe
+from .overrides import ENVIRON_KEY as OVERRIDES
 from .overrides import get_base_url, get_identity, get_metadata
 from .parking import PARK_KEY, stream_answer
 from .parking import offer as offer_parking
@@ -49,7 +50,14 @@ from .settings import (
 )
 from .stalled_writes import StalledWrites
 from .store_choice import MemoryStoreInManyProcessesError, StoreSpec
-from .telemetry import REQUEST_ID_HEADER, call_record, observe, request_id, unobserved
+from .telemetry import (
+    RECORD_KEY,
+    REQUEST_ID_HEADER,
+    call_record,
+    observe,
+    request_id,
+    unobserved,
+)
 from .wsgi_io import (
     StartResponse,
     card_query,
@@ -192,9 +200,10 @@ class A2AApp:
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """One request, with its access log line, span and metrics (:mod:`.telemetry`)."""
         assembly = self._assembly
-        if assembly is not None and unobserved(environ) and _fit(assembly, environ) is None:
-            route = assembly.dispatcher.route(environ["PATH_INFO"]
-                                              if "PATH_INFO" in environ else "/")
+        if assembly is not None and unobserved(environ) and (
+                not assembly.guessed_memory or _fit(assembly, environ) is None):
+            route = assembly.dispatcher.routes.resolve(environ["PATH_INFO"]
+                                                       if "PATH_INFO" in environ else "/")
             if route.document:  # the card or the keys, which nobody logs, traces or counts
                 return self._answer(environ, _with_request_id(environ, start_response),
                                     assembly, route)
@@ -212,7 +221,7 @@ class A2AApp:
         if unfit is not None:
             log.error("%s", unfit)
             return plain(500, unfit, start_response)
-        route = assembly.dispatcher.route(environ.get("PATH_INFO") or "/")
+        route = assembly.dispatcher.routes.resolve(environ.get("PATH_INFO") or "/")
         return self._answer(environ, start_response, assembly, route)
 
     def _answer(self, environ: dict[str, Any], start_response: StartResponse,
@@ -223,7 +232,9 @@ class A2AApp:
             return assembly.mounts[route.sub_path](environ, start_response)
         method = environ["REQUEST_METHOD"].upper() if "REQUEST_METHOD" in environ else "GET"
         path = environ.get("PATH_INFO") or "/"
-        identity = get_identity(environ)
+        # what a middleware put for this request (put_identity, put_base_url, put_metadata)
+        overridden = OVERRIDES in environ
+        identity = get_identity(environ) if overridden else None
         guard = assembly.guard
         if guard is not None and not route.public:
             identity, refused = guard.admit(environ, identity)
@@ -232,17 +243,20 @@ class A2AApp:
                                    query=card_query(environ))
                 return respond(assembly.dispatcher.refuse(bare, refused), method, start_response)
         is_card = route.kind is RouteKind.CARD
-        try:
-            base_url: str | None = self._base_url(environ, assembly.trusted_hosts)
-        except UntrustedHostError as exc:
-            if method in ("GET", "HEAD") and is_card:
-                return plain(400, str(exc), start_response)
-            base_url = None  # only the card and the extended card need it
-        request = _request(environ, method, path, is_card, self.max_body_bytes,
-                           call_record(environ, CARD if is_card else None))
+        base_url = (get_base_url(environ) if overridden else None) or self.base_url
+        if base_url is None:
+            try:
+                base_url = request_base_url(environ, assembly.trusted_hosts)
+            except UntrustedHostError as exc:
+                if method in ("GET", "HEAD") and is_card:
+                    return plain(400, str(exc), start_response)
+                # (only the card and the extended card need it)
+        request = _request(environ, method, path, is_card, self.settings.limits.max_body_bytes,
+                           call_record(environ, CARD if is_card else None)
+                           if RECORD_KEY in environ else None)
         response = assembly.dispatcher.answer(route, request, base_url=base_url,
-                                              metadata=get_metadata(environ),
-                                              identity=identity)
+                                              metadata=get_metadata(environ) if overridden
+                                              else None, identity=identity)
         body = respond(response, method, start_response)
         if isinstance(response.body, bytes):
             return body
@@ -282,7 +296,8 @@ def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
         # The card reads nothing but its validators and version: skip the body and the
         # full header copy (the card is the hot GET path).
         return HttpRequest(method=method, path=path, headers=conditional_headers(environ),
-                           query=card_query(environ), record=record)
+                           query=card_query(environ) if "QUERY_STRING" in environ
+                           and environ["QUERY_STRING"] else {}, record=record)
     client_gone = client_gone_probe(environ)
     offer_parking(environ, client_gone)
     if method in ("GET", "HEAD"):  # HTTP+JSON reads: headers and query, no body

@@ -75,15 +75,22 @@ class Assembly:
     card_signer: CardSigner | None
     #: The applications of the route table's mounts, by prefix (the inspector page).
     mounts: Mapping[str, Mounted]
+    #: The process that last started the background work (0: none yet).
+    _worked_in: list[int] = dataclasses.field(default_factory=lambda: [0], repr=False,
+                                              compare=False)
 
     def start_work(self) -> None:
         """Start this process's background work: push deliveries (a backlog left by a
         restart goes out now) and the lease keeper (expired leases of a dead worker's
-        tasks, running or queued, are reclaimed without waiting for a run). Cheap once
-        started; again in a forked worker of an app assembled in the gunicorn master."""
+        tasks, running or queued, are reclaimed without waiting for a run). Once per
+        process: again in a forked worker of an app assembled in the gunicorn master."""
+        pid = os.getpid()
+        if self._worked_in[0] == pid:  # (every request asks: one comparison)
+            return
         if self.deliverer is not None:
             self.deliverer.ensure_started()
         self.runtime.start_keeper()
+        self._worked_in[0] = pid
 
 
 def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,

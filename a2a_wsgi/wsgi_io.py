@@ -52,8 +52,11 @@ def card_query(environ: Mapping[str, Any]) -> dict[str, str]:
 
 
 def conditional_headers(environ: Mapping[str, Any]) -> Headers:
-    return Headers.of_lowercase({name: [environ[key]] for key, name in _CONDITIONAL
-                                 if key in environ})
+    items: dict[str, list[str]] = {}
+    for key, name in _CONDITIONAL:
+        if key in environ:
+            items[name] = [environ[key]]
+    return Headers.of_lowercase(items)
 
 def whole_body_headers(status: int, method: str, headers: Iterable[tuple[str, str]],
                        body: bytes) -> list[tuple[str, str]]:
@@ -68,14 +71,19 @@ def whole_body_headers(status: int, method: str, headers: Iterable[tuple[str, st
 def respond(response: HttpResponse, method: str,
              start_response: StartResponse) -> Iterable[bytes]:
     """Write ``response``: a whole body with its length, a stream closing its producer."""
-    if isinstance(response.body, bytes):
-        headers = whole_body_headers(response.status, method, response.headers, response.body)
-        start_response(_status_line(response.status), headers)
-        return [b""] if method == "HEAD" or response.status == 304 else [response.body]
-    start_response(_status_line(response.status), list(response.headers))
-    if isinstance(response.body, ClosingIterator):
-        return response.body  # closes its producer already (a wrapper less per held stream)
-    return ClosingIterator(response.body)
+    status, body = response.status, response.body
+    if isinstance(body, bytes):  # (whole_body_headers, written out: the card's hot path)
+        if method == "HEAD" or status == 304:
+            start_response(_STATUS_LINES.get(status) or _status_line(status),
+                           list(response.headers))
+            return [b""]
+        start_response(_STATUS_LINES.get(status) or _status_line(status),
+                       [*response.headers, ("Content-Length", str(len(body)))])
+        return [body]
+    start_response(_status_line(status), list(response.headers))
+    if isinstance(body, ClosingIterator):
+        return body  # closes its producer already (a wrapper less per held stream)
+    return ClosingIterator(body)
 
 def jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:
     """The public signing keys (cacheable: rotation keeps old keys published a while)."""
