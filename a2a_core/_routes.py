@@ -43,9 +43,9 @@ class RouteKind(enum.Enum):
     __hash__ = object.__hash__
 
 
-#: Kinds answered to anyone: a client reads the card and the keys to learn how to log in,
-#: and a mount checks its own callers.
-_PUBLIC = frozenset({RouteKind.CARD, RouteKind.JWKS, RouteKind.MOUNT})
+#: Kinds answered to anyone: a client reads the card and the keys to learn how to log in.
+#: (A mount is neither: its application checks its own callers.)
+_PUBLIC = frozenset({RouteKind.CARD, RouteKind.JWKS})
 #: Kinds answered with a document the dispatcher holds: a whole body, no call, no stream.
 _DOCUMENTS = frozenset({RouteKind.CARD, RouteKind.JWKS})
 
@@ -58,7 +58,7 @@ class Route:
     #: REST: the path below the HTTP+JSON prefix ("/" for the prefix itself); MOUNT: the
     #: mount's prefix; otherwise "".
     sub_path: str = ""
-    #: Served without credentials (the card, the JWKS, a mount that checks its own).
+    #: Served without credentials (the card, the JWKS).
     public: bool = False
     #: Answered with a document the dispatcher holds (the card, the JWKS): a whole body
     #: that names no operation, so an adapter may skip what it does for calls.

@@ -54,7 +54,7 @@ def test_each_path_has_one_route(path: str, kind: RouteKind, sub_path: str) -> N
                    mounts=("/inspector/",))
     route = d.route(path)
     assert (route.kind, route.sub_path) == (kind, sub_path)
-    assert route.public == (kind in (RouteKind.CARD, RouteKind.JWKS, RouteKind.MOUNT))
+    assert route.public == (kind in (RouteKind.CARD, RouteKind.JWKS))
     assert route.document == (kind in (RouteKind.CARD, RouteKind.JWKS))
 
 
