@@ -243,8 +243,8 @@ class A2AApp:
                                    query=card_query(environ))
                 return respond(assembly.dispatcher.refuse(bare, refused), method, start_response)
         is_card = route.kind is RouteKind.CARD
-        base_url = (get_base_url(environ) if overridden else None) or self.base_url
-        if base_url is None:
+        base_url = (get_base_url(environ) if overridden else None) or self.base_url or None
+        if base_url is None:  # the request's own, for a trusted Host
             try:
                 base_url = request_base_url(environ, assembly.trusted_hosts)
             except UntrustedHostError as exc:
