@@ -71,8 +71,6 @@ class Assembly:
     guessed_memory: bool
     #: Authenticates each request (None: identity comes from put_identity only).
     guard: RequestGuard | None
-    #: Signs served cards (None: unsigned).
-    card_signer: CardSigner | None
     #: The applications of the route table's mounts, by prefix (the inspector page).
     mounts: Mapping[str, Mounted]
     #: The process that last started the background work (0: none yet).
@@ -126,8 +124,7 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
     check_served_card(dispatcher.card, settings.base_url)  # a card off the schema never serves
     guessed = spec == "memory" and settings.store is None and not server.multiprocess
     return Assembly(runtime, dispatcher, runtime.agent_card(), deliverer, streams,
-                    normalize_hosts(card.trusted_hosts), guessed, guard, config.card_signer,
-                    _mounts(settings))
+                    normalize_hosts(card.trusted_hosts), guessed, guard, _mounts(settings))
 
 
 def core_config(settings: AppSettings) -> DispatcherConfig:
