@@ -46,7 +46,8 @@ from .streaming import dumps
 from .versioning import V0_3, V1_0, normalize_version
 from .wire.card import encode_card, encode_card_dual
 
-__all__ = ["CardEndpoint", "MISSING_BASE_URL", "DUAL", "STRICT_1_0", "PreparedCard"]
+__all__ = ["CardEndpoint", "MISSING_BASE_URL", "DUAL", "STRICT_1_0", "PreparedCard",
+           "asked_version"]
 
 MISSING_BASE_URL = (
     "The agent card needs a public URL: pass base_url=... when creating the app "
@@ -145,26 +146,33 @@ class CardEndpoint:
 
     def variant(self, request: HttpRequest) -> str:
         """:data:`STRICT_1_0` or :data:`DUAL`, for this request (see the module docstring)."""
+        return self.variant_of(asked_version(request))
+
+    def variant_of(self, version: str | None) -> str:
+        """:data:`STRICT_1_0` or :data:`DUAL`, for the version a request asked for (None:
+        none, the usual discovery GET)."""
         if not self.serves_0_3:
             return STRICT_1_0
-        header = request.headers.get("A2A-Version")
-        if header is None and not request.query:  # the usual discovery GET: no version
+        if version is None:
             return DUAL
-        raw = header if header is not None and header.strip() else request.query.get("A2A-Version")
-        major = normalize_version(raw).partition(".")[0]
-        return STRICT_1_0 if major == "1" else DUAL
+        return STRICT_1_0 if normalize_version(version).partition(".")[0] == "1" else DUAL
 
     def response(self, request: HttpRequest, base_url: str | None) -> HttpResponse:
         """The card variant with its validators; 304 when the client's copy of it is current."""
         headers = request.headers
-        # (the variant as variant() says, its usual case read without a call)
-        card = self.prepared(base_url, DUAL if self.serves_0_3 and not request.query
-                             and headers.get("A2A-Version") is None else self.variant(request))
-        if_none_match = headers.get("If-None-Match")
-        if if_none_match == card.etag or card.not_modified(
-                if_none_match, headers.get("If-Modified-Since")):
+        return self.answer(request.method, base_url, asked_version(request),
+                           headers.get("If-None-Match"), headers.get("If-Modified-Since"))
+
+    def answer(self, method: str, base_url: str | None, version: str | None,
+               if_none_match: str | None, if_modified_since: str | None) -> HttpResponse:
+        """The one way a card request is answered, from what it depends on: its method (GET
+        or HEAD), the base URL, the version asked (:func:`asked_version`) and its
+        validators. From the prepared card of its variant: 304 when the client's copy of it
+        is current. An adapter may call it with those few values rather than a request."""
+        card = self.prepared(base_url, self.variant_of(version))
+        if if_none_match == card.etag or card.not_modified(if_none_match, if_modified_since):
             return card.unchanged
-        return card.head if request.method == "HEAD" else card.ok
+        return card.head if method == "HEAD" else card.ok
 
     def with_endpoints(self, card: AgentCard, base_url: str | None) -> AgentCard:
         """``card`` with the interfaces this server serves, when it declares none.
@@ -230,6 +238,15 @@ class CardEndpoint:
         return prepared
 
 _NOT_IN_304 = ("Content-Type", "Last-Modified")
+
+
+def asked_version(request: HttpRequest) -> str | None:
+    """The version a card request asks for, read as on the JSON-RPC path: the
+    ``A2A-Version`` header, else the query parameter (None: neither)."""
+    header = request.headers.get("A2A-Version")
+    if header is not None and header.strip():
+        return header
+    return request.query.get("A2A-Version") if request.query else None
 
 
 def _strict(card: AgentCard) -> JSONObject:

@@ -61,7 +61,6 @@ from .telemetry import (
 from .wsgi_io import (
     StartResponse,
     card_query,
-    conditional_headers,
     plain,
     read_body,
     request_headers,
@@ -251,9 +250,17 @@ class A2AApp:
                 if method in ("GET", "HEAD") and is_card:
                     return plain(400, str(exc), start_response)
                 # (only the card and the extended card need it)
-        request = _request(environ, method, path, is_card, self.settings.limits.max_body_bytes,
-                           call_record(environ, CARD if is_card else None)
-                           if RECORD_KEY in environ else None)
+        if is_card and method in ("GET", "HEAD"):
+            # The card reads nothing but its version and validators: the core answers from
+            # those (no body, no header copy, no request object: the card is the hot GET).
+            if RECORD_KEY in environ:
+                call_record(environ, CARD)
+            return respond(assembly.dispatcher.card.answer(
+                method, base_url or assembly.dispatcher.base_url, _asked_version(environ),
+                environ["HTTP_IF_NONE_MATCH"] if "HTTP_IF_NONE_MATCH" in environ else None,
+                environ.get("HTTP_IF_MODIFIED_SINCE")), method, start_response)
+        request = _request(environ, method, path, self.settings.limits.max_body_bytes,
+                           call_record(environ) if RECORD_KEY in environ else None)
         response = assembly.dispatcher.answer(route, request, base_url=base_url,
                                               metadata=get_metadata(environ) if overridden
                                               else None, identity=identity)
@@ -289,15 +296,9 @@ class A2AApp:
         assembly.runtime.close()
 
 
-def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
-             max_body_bytes: int, record: CallRecord | None) -> HttpRequest:
+def _request(environ: Mapping[str, Any], method: str, path: str, max_body_bytes: int,
+             record: CallRecord | None) -> HttpRequest:
     """The request as the dispatcher reads it (``record``: what telemetry learns of it)."""
-    if method in ("GET", "HEAD") and is_card:
-        # The card reads nothing but its validators and version: skip the body and the
-        # full header copy (the card is the hot GET path).
-        return HttpRequest(method=method, path=path, headers=conditional_headers(environ),
-                           query=card_query(environ) if "QUERY_STRING" in environ
-                           and environ["QUERY_STRING"] else {}, record=record)
     client_gone = client_gone_probe(environ)
     offer_parking(environ, client_gone)
     if method in ("GET", "HEAD"):  # HTTP+JSON reads: headers and query, no body
@@ -310,6 +311,15 @@ def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
                        if environ.get("QUERY_STRING") else {},
                        body=body, body_too_large=too_large,
                        client_gone=client_gone, record=record)
+
+
+def _asked_version(environ: Mapping[str, Any]) -> str | None:
+    """The version a card GET asks for: ``A2A-Version``, else ``?A2A-Version=`` (the core's
+    ``asked_version``, read from the environ)."""
+    header = environ["HTTP_A2A_VERSION"] if "HTTP_A2A_VERSION" in environ else None
+    if header is not None and header.strip():
+        return str(header)
+    return card_query(environ).get("A2A-Version") if environ.get("QUERY_STRING") else None
 
 
 def _fit(assembly: Assembly, environ: Mapping[str, Any]) -> str | None:

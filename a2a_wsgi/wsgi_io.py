@@ -19,13 +19,11 @@ from a2a_core.http import Headers, HttpResponse
 __all__ = [
     "StartResponse",
     "card_query",
-    "conditional_headers",
     "jwks_response",
     "plain",
     "read_body",
     "request_headers",
     "respond",
-    "whole_body_headers",
 ]
 
 StartResponse = Callable[..., Any]
@@ -36,43 +34,22 @@ _READ_SIZE = 65536
 DRAIN_BYTES = 16 * 1024 * 1024
 
 
-#: What a card GET reads: its validators, and the version that picks its variant (the
-#: names as Headers keeps them, lower-case).
-_CONDITIONAL = (
-    ("HTTP_IF_NONE_MATCH", "if-none-match"),
-    ("HTTP_IF_MODIFIED_SINCE", "if-modified-since"),
-    ("HTTP_A2A_VERSION", "a2a-version"),
-)
-
-
 def card_query(environ: Mapping[str, Any]) -> dict[str, str]:
     """A card GET's query (``?A2A-Version=1.0``); the usual GET has none to parse."""
     query = environ.get("QUERY_STRING")
     return dict(parse_qsl(query)) if query else {}
 
 
-def conditional_headers(environ: Mapping[str, Any]) -> Headers:
-    items: dict[str, list[str]] = {}
-    for key, name in _CONDITIONAL:
-        if key in environ:
-            items[name] = [environ[key]]
-    return Headers.of_lowercase(items)
-
-def whole_body_headers(status: int, method: str, headers: Iterable[tuple[str, str]],
-                       body: bytes) -> list[tuple[str, str]]:
-    """``headers`` for a whole ``body``, with its Content-Length: a known length spares the
-    server chunked framing (and the client a guess). Not on HEAD, whose body is not sent,
-    nor on 304, whose length would have to be the 200's (RFC 9110 §8.6)."""
-    if method == "HEAD" or status == 304:
-        return list(headers)
-    return [*headers, ("Content-Length", str(len(body)))]
-
-
 def respond(response: HttpResponse, method: str,
              start_response: StartResponse) -> Iterable[bytes]:
-    """Write ``response``: a whole body with its length, a stream closing its producer."""
+    """Write ``response``: a whole body with its length, a stream closing its producer.
+
+    A known length spares the server chunked framing (and the client a guess); not on
+    HEAD, whose body is not sent, nor on 304, whose length would have to be the 200's
+    (RFC 9110 §8.6).
+    """
     status, body = response.status, response.body
-    if isinstance(body, bytes):  # (whole_body_headers, written out: the card's hot path)
+    if isinstance(body, bytes):
         if method == "HEAD" or status == 304:
             start_response(_STATUS_LINES.get(status) or _status_line(status),
                            list(response.headers))
