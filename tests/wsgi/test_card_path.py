@@ -80,6 +80,9 @@ def test_each_variant_and_version_spelling_keeps_its_own_answer(app: A2AApp) -> 
     by_query = call(app, environ(query="A2A-Version=1.0"))
     assert strict[1]["ETag"] != dual[1]["ETag"]
     assert by_query == strict
+    # a blank header is no version: the query's counts, as on the JSON-RPC path
+    assert call(app, environ(a2a_version=" ", query="A2A-Version=1.0")) == strict
+    assert call(app, environ(a2a_version=" ")) == dual
     assert call(app, environ()) == dual
     assert call(app, environ(a2a_version="1.0")) == strict
     # A tag of the other variant is not ours: a 200 with the full card.
