@@ -199,11 +199,13 @@ class A2AApp:
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """One request, with its access log line, span and metrics (:mod:`.telemetry`)."""
         assembly = self._assembly
-        if assembly is not None and unobserved(environ) and (
-                not assembly.guessed_memory or _fit(assembly, environ) is None):
+        if assembly is not None:
             route = assembly.dispatcher.routes.resolve(environ["PATH_INFO"]
                                                        if "PATH_INFO" in environ else "/")
-            if route.document:  # the card or the keys, which nobody logs, traces or counts
+            if route.document and unobserved(environ) and (
+                    not assembly.guessed_memory or _fit(assembly, environ) is None):
+                # the card or the keys, which nobody logs, traces or counts: the same path,
+                # without an access record
                 return self._answer(environ, _with_request_id(environ, start_response),
                                     assembly, route)
         body = observe(environ, start_response, self._serve)
