@@ -7,7 +7,6 @@ silently truncated; a streamed response body is wrapped so the server's
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
 from typing import Any
@@ -19,7 +18,6 @@ from a2a_core.http import Headers, HttpResponse
 __all__ = [
     "StartResponse",
     "card_query",
-    "jwks_response",
     "plain",
     "read_body",
     "request_headers",
@@ -61,14 +59,6 @@ def respond(response: HttpResponse, method: str,
     if isinstance(body, ClosingIterator):
         return body  # closes its producer already (a wrapper less per held stream)
     return ClosingIterator(body)
-
-def jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:
-    """The public signing keys (cacheable: rotation keeps old keys published a while)."""
-    body = json.dumps(jwks).encode()
-    start_response("200 OK", [("Content-Type", "application/jwk-set+json"),
-                              ("Cache-Control", "public, max-age=300"),
-                              ("Content-Length", str(len(body)))])
-    return [body]
 
 def read_body(environ: Mapping[str, Any], limit: int) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of body, and whether there was more.
