@@ -18,9 +18,12 @@ included, carries ``Vary: A2A-Version`` so shared caches keep the variants
 apart, and each variant has its own ETag (the hash of its own body).
 
 Each variant is encoded once per public base URL (a per-request override may
-give each tenant its own) and kept as bytes with its validators, so a card
-request is a dictionary lookup. The agent's card object is compared by
-identity: a service that returns a new card object gets it re-encoded.
+give each tenant its own) and kept as a :class:`PreparedCard`: the bytes, the
+validators and the three answers made from them (200, HEAD, 304), so a card
+request is a dictionary lookup. This is the one cache of the card: a server
+answers every card request through :meth:`CardEndpoint.response`. The
+agent's card object is compared by identity: a service that returns a new
+card object gets it re-encoded, and a new signer empties the cache.
 
 With a :class:`~a2a_core.signing.CardSigner` (``signer``), each variant is
 signed over its own document when it is encoded, once per base URL, so the
@@ -43,7 +46,8 @@ from .streaming import dumps
 from .versioning import V0_3, V1_0, normalize_version
 from .wire.card import encode_card, encode_card_dual
 
-__all__ = ["CardEndpoint", "MISSING_BASE_URL", "DUAL", "STRICT_1_0", "PreparedCard"]
+__all__ = ["CardEndpoint", "MISSING_BASE_URL", "DUAL", "STRICT_1_0", "PreparedCard",
+           "asked_version"]
 
 MISSING_BASE_URL = (
     "The agent card needs a public URL: pass base_url=... when creating the app "
@@ -60,11 +64,9 @@ _MAX_CACHED = 128
 
 @dataclass(frozen=True, slots=True)
 class PreparedCard:
-    """One variant at one base URL, ready to send: bytes, validators and both header lists.
-
-    A server may keep it and answer later requests for the same variant from
-    it, as long as :meth:`CardEndpoint.is_current` says it still is.
-    """
+    """One variant at one base URL, ready to send: bytes, validators, header lists and the
+    answers made of them (shared by every request: their header lists are not to be
+    changed; an adapter writes copies)."""
 
     #: The agent's card object it was encoded from (compared by identity).
     source: AgentCard
@@ -78,8 +80,10 @@ class PreparedCard:
     #: The headers of a 304: ETag, Cache-Control and Vary, without the representation's
     #: Content-Type and, as there is an ETag, Last-Modified (RFC 9110 §15.4.5).
     not_modified_headers: tuple[tuple[str, str], ...]
-    #: The endpoint's signer generation it was encoded under.
-    generation: int
+    #: The answer to a GET, a HEAD (no body), and a request whose copy is current (304).
+    ok: HttpResponse
+    head: HttpResponse
+    unchanged: HttpResponse
 
     def not_modified(self, if_none_match: str | None, if_modified_since: str | None) -> bool:
         """Whether a GET with these validators may be answered 304."""
@@ -117,8 +121,6 @@ class CardEndpoint:
         #: Whether 0.3 readers are served (the dual card); else only the strict 1.0 card is.
         self.serves_0_3 = not self.versions or V0_3 in self.versions
         self._cache: dict[tuple[str, str], PreparedCard] = {}
-        #: Bumped when the signer changes, so cards prepared before are no longer current.
-        self._generation = 0
 
     @property
     def signer(self) -> CardSigner | None:
@@ -128,7 +130,6 @@ class CardEndpoint:
     @signer.setter
     def signer(self, signer: CardSigner | None) -> None:
         self._signer = signer
-        self._generation += 1
         self._cache.clear()  # bodies encoded before were signed otherwise (or not at all)
 
     def public_card(self, base_url: str | None) -> AgentCard:
@@ -145,25 +146,33 @@ class CardEndpoint:
 
     def variant(self, request: HttpRequest) -> str:
         """:data:`STRICT_1_0` or :data:`DUAL`, for this request (see the module docstring)."""
+        return self.variant_of(asked_version(request))
+
+    def variant_of(self, version: str | None) -> str:
+        """:data:`STRICT_1_0` or :data:`DUAL`, for the version a request asked for (None:
+        none, the usual discovery GET)."""
         if not self.serves_0_3:
             return STRICT_1_0
-        header = request.headers.get("A2A-Version")
-        raw = header if header is not None and header.strip() else request.query.get("A2A-Version")
-        major = normalize_version(raw).partition(".")[0]
-        return STRICT_1_0 if major == "1" else DUAL
+        if version is None:
+            return DUAL
+        return STRICT_1_0 if normalize_version(version).partition(".")[0] == "1" else DUAL
 
     def response(self, request: HttpRequest, base_url: str | None) -> HttpResponse:
         """The card variant with its validators; 304 when the client's copy of it is current."""
-        card = self.prepared(base_url, self.variant(request))
         headers = request.headers
-        if card.not_modified(headers.get("If-None-Match"), headers.get("If-Modified-Since")):
-            return HttpResponse(304, list(card.not_modified_headers), b"")
-        return HttpResponse(200, list(card.headers),
-                            b"" if request.method == "HEAD" else card.body)
+        return self.answer(request.method, base_url, asked_version(request),
+                           headers.get("If-None-Match"), headers.get("If-Modified-Since"))
 
-    def is_current(self, card: PreparedCard) -> bool:
-        """Whether ``card`` is still what :meth:`prepared` gives (same card object, same signer)."""
-        return card.source is self._agent_card() and card.generation == self._generation
+    def answer(self, method: str, base_url: str | None, version: str | None,
+               if_none_match: str | None, if_modified_since: str | None) -> HttpResponse:
+        """The one way a card request is answered, from what it depends on: its method (GET
+        or HEAD), the base URL, the version asked (:func:`asked_version`) and its
+        validators. From the prepared card of its variant: 304 when the client's copy of it
+        is current. An adapter may call it with those few values rather than a request."""
+        card = self.prepared(base_url, self.variant_of(version))
+        if if_none_match == card.etag or card.not_modified(if_none_match, if_modified_since):
+            return card.unchanged
+        return card.head if method == "HEAD" else card.ok
 
     def with_endpoints(self, card: AgentCard, base_url: str | None) -> AgentCard:
         """``card`` with the interfaces this server serves, when it declares none.
@@ -218,15 +227,26 @@ class CardEndpoint:
         body = dumps(doc).encode()
         validators = card_validators(body, self.last_modified)
         headers = tuple(with_vary(validators.headers(), "A2A-Version"))
+        unchanged = tuple((k, v) for k, v in headers if k not in _NOT_IN_304)
         prepared = PreparedCard(
-            card, public, body, validators.etag, validators.last_modified, headers,
-            tuple((k, v) for k, v in headers if k not in _NOT_IN_304), self._generation)
+            card, public, body, validators.etag, validators.last_modified, headers, unchanged,
+            HttpResponse(200, list(headers), body), HttpResponse(200, list(headers), b""),
+            HttpResponse(304, list(unchanged), b""))
         if len(self._cache) >= _MAX_CACHED:  # per-tenant URLs: keep the cache bounded
             self._cache.clear()
         self._cache[key] = prepared
         return prepared
 
 _NOT_IN_304 = ("Content-Type", "Last-Modified")
+
+
+def asked_version(request: HttpRequest) -> str | None:
+    """The version a card request asks for, read as on the JSON-RPC path: the
+    ``A2A-Version`` header, else the query parameter (None: neither)."""
+    header = request.headers.get("A2A-Version")
+    if header is not None and header.strip():
+        return header
+    return request.query.get("A2A-Version") if request.query else None
 
 
 def _strict(card: AgentCard) -> JSONObject:

@@ -1,10 +1,15 @@
 """`A2AApp`: the WSGI face of an agent.
 
-All protocol work happens in :class:`a2a_core.server.Dispatcher`; agents run
-in :class:`a2a_wsgi.runtime.Runtime`; :mod:`a2a_wsgi.assembly` builds both from
-the app's :class:`~a2a_wsgi.settings.AppSettings`. This module turns a WSGI
-environ into an :class:`~a2a_core.http.HttpRequest`, asks the dispatcher, and
-writes the :class:`~a2a_core.http.HttpResponse` back (:mod:`a2a_wsgi.wsgi_io`).
+All protocol work happens in :class:`a2a_core.server.Dispatcher`, routing
+included (which path is the card, the keys, JSON-RPC, HTTP+JSON or the
+inspector page); agents run in :class:`a2a_wsgi.runtime.Runtime`;
+:mod:`a2a_wsgi.assembly` builds both from the app's
+:class:`~a2a_wsgi.settings.AppSettings`. This module adapts WSGI to the core
+and nothing else: it asks the dispatcher for the path's route, authenticates
+a route that is not public, works out the base URL, turns the environ into an
+:class:`~a2a_core.http.HttpRequest` and writes the
+:class:`~a2a_core.http.HttpResponse` back (:mod:`a2a_wsgi.wsgi_io`), or hands
+a mount's request to its application.
 """
 
 from __future__ import annotations
@@ -19,20 +24,20 @@ from urllib.parse import parse_qsl
 from a2a_core.http import HttpRequest, HttpResponse
 from a2a_core.models import AgentCard
 from a2a_core.observe import CARD, CallRecord
-from a2a_core.server import DEFAULT_AGENT_CARD_PATH, Dispatcher
+from a2a_core.server import DEFAULT_AGENT_CARD_PATH, Dispatcher, Route, RouteKind
 from a2a_core.signing import CardSigner
 
 from .admission import StreamPlaces
 from .agent import Agent
 from .assembly import Assembly, assemble
-from .auth.wsgi import AuthOption, as_policy, check_distinct_kids, served_jwks
-from .card_hits import CardHits
+from .auth.wsgi import AuthOption, as_policy, check_distinct_kids
 from .disconnect import client_gone_probe
+from .overrides import ENVIRON_KEY as OVERRIDES
 from .overrides import get_base_url, get_identity, get_metadata
 from .parking import offer, stream_holder
 from .process import ServerInfo, announced, register
 from .public_url import UntrustedHostError, request_base_url
-from .push import JWKS_PATH, PushDeliverer, PushSettings
+from .push import PushDeliverer, PushSettings
 from .runtime import Runtime
 from .settings import (
     AppSettings,
@@ -44,12 +49,17 @@ from .settings import (
 )
 from .stalled_writes import StalledWrites
 from .store_choice import MemoryStoreInManyProcessesError, StoreSpec
-from .telemetry import REQUEST_ID_HEADER, call_record, observe, request_id, unobserved
+from .telemetry import (
+    RECORD_KEY,
+    REQUEST_ID_HEADER,
+    call_record,
+    observe,
+    request_id,
+    unobserved,
+)
 from .wsgi_io import (
     StartResponse,
     card_query,
-    conditional_headers,
-    jwks_response,
     plain,
     read_body,
     request_headers,
@@ -61,8 +71,6 @@ __all__ = ["A2AApp", "DEFAULT_CARD_PATH"]
 log = logging.getLogger("a2a_wsgi.app")
 
 DEFAULT_CARD_PATH = DEFAULT_AGENT_CARD_PATH
-#: Public beside the card (no credentials asked): the keys a client verifies cards with.
-_JWKS = JWKS_PATH.strip("/")
 
 
 class A2AApp:
@@ -117,8 +125,6 @@ class A2AApp:
         self._assembly: Assembly | None = None
         self._lock = threading.Lock()
         self._stalled = StalledWrites(self.settings.streams.stalled_write_timeout)
-        #: Card answers already served (None until the first card GET is answered).
-        self._card_hits: CardHits | None = None
         register(self)  # started when a gunicorn worker announces itself (a2a_wsgi.process)
 
     @property
@@ -191,86 +197,78 @@ class A2AApp:
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         """One request, with its access log line, span and metrics (:mod:`.telemetry`)."""
-        hits = self._card_hits
-        if hits is not None and unobserved(environ):
-            # a card GET answered before, which nobody logs, traces or counts: a lookup
-            key = hits.key(environ, self.base_url)
-            hit = hits.answer(key, environ) if key is not None else None
-            if hit is not None:
-                status, headers, card = hit
-                start_response(status, [*headers, (REQUEST_ID_HEADER, request_id(environ))])
-                return [card]
+        assembly = self._assembly
+        if assembly is not None:
+            route = assembly.dispatcher.routes.resolve(environ["PATH_INFO"]
+                                                       if "PATH_INFO" in environ else "/")
+            if route.document and unobserved(environ) and (
+                    not assembly.guessed_memory or _fit(assembly, environ) is None):
+                # the card or the keys, which nobody logs, traces or counts: the same path,
+                # without an access record
+                return self._answer(environ, _with_request_id(environ, start_response),
+                                    assembly, route)
         park = offer(environ, start_response)  # the server may hand its stream over (.parking)
         body = observe(environ, start_response, self._serve)
         return body if park is None else park.drive(body)
 
     def _serve(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        hits = self._card_hits
-        key = hits.key(environ, self.base_url) if hits is not None else None
-        if key is not None and hits is not None:
-            hit = hits.answer(key, environ)
-            if hit is not None:  # a card GET answered before: the same bytes again
-                call_record(environ, CARD)
-                status, headers, card = hit
-                start_response(status, list(headers))
-                return [card]
-        if self.settings.inspector:
-            page = _inspector_page(environ, start_response)
-            if page is not None:
-                return page
         try:
             assembly = self._assembled(_server(environ))
         except MemoryStoreInManyProcessesError as exc:
             log.error("%s", exc)
             return plain(500, str(exc), start_response)
-        if assembly.guessed_memory and environ.get("wsgi.multiprocess"):
-            message = str(MemoryStoreInManyProcessesError())
-            log.error("%s", message)
-            return plain(500, message, start_response)
+        unfit = _fit(assembly, environ)
+        if unfit is not None:
+            log.error("%s", unfit)
+            return plain(500, unfit, start_response)
+        route = assembly.dispatcher.routes.resolve(environ.get("PATH_INFO") or "/")
+        return self._answer(environ, start_response, assembly, route)
+
+    def _answer(self, environ: dict[str, Any], start_response: StartResponse,
+                assembly: Assembly, route: Route) -> Iterable[bytes]:
+        """The answer on ``route``, the dispatcher's for this request's path."""
         assembly.start_work()
-        if environ.get("PATH_INFO") == JWKS_PATH:
-            keys = self._jwks(assembly)
-            if keys is not None:
-                return jwks_response(keys, start_response)
-        method = environ.get("REQUEST_METHOD", "GET").upper()
+        if route.kind is RouteKind.MOUNT:  # a path the core leaves to one of our apps
+            return assembly.mounts[route.sub_path](environ, start_response)
+        method = environ["REQUEST_METHOD"].upper() if "REQUEST_METHOD" in environ else "GET"
         path = environ.get("PATH_INFO") or "/"
-        identity = get_identity(environ)
-        is_card = path.strip("/") == assembly.dispatcher.card_path
+        # what a middleware put for this request (put_identity, put_base_url, put_metadata)
+        overridden = OVERRIDES in environ
+        identity = get_identity(environ) if overridden else None
         guard = assembly.guard
-        if guard is not None and not (is_card or path.strip("/") == _JWKS):  # public
+        if guard is not None and not route.public:
             identity, refused = guard.admit(environ, identity)
             if refused is not None:  # answered in the shape of the path's binding
                 bare = HttpRequest(method=method, path=path, headers=request_headers(environ),
                                    query=card_query(environ))
                 return respond(assembly.dispatcher.refuse(bare, refused), method, start_response)
-        try:
-            base_url: str | None = self._base_url(environ, assembly.trusted_hosts)
-        except UntrustedHostError as exc:
-            if method in ("GET", "HEAD") and is_card:
-                return plain(400, str(exc), start_response)
-            base_url = None  # only the card and the extended card need it
-        request = _request(environ, method, path, is_card, self.max_body_bytes,
-                           call_record(environ, CARD if is_card else None))
-        response = assembly.dispatcher.handle(request, base_url=base_url,
-                                              metadata=get_metadata(environ),
-                                              identity=identity)
-        if is_card and base_url is not None and response.status in (200, 304):
-            self._keep_card(environ, assembly, request, base_url)
+        is_card = route.kind is RouteKind.CARD
+        base_url = (get_base_url(environ) if overridden else None) or self.base_url or None
+        if base_url is None:  # the request's own, for a trusted Host
+            try:
+                base_url = request_base_url(environ, assembly.trusted_hosts)
+            except UntrustedHostError as exc:
+                if method in ("GET", "HEAD") and is_card:
+                    return plain(400, str(exc), start_response)
+                # (only the card and the extended card need it)
+        if is_card and method in ("GET", "HEAD"):
+            # The card reads nothing but its version and validators: the core answers from
+            # those (no body, no header copy, no request object: the card is the hot GET).
+            if RECORD_KEY in environ:
+                call_record(environ, CARD)
+            return respond(assembly.dispatcher.card.answer(
+                method, base_url or assembly.dispatcher.base_url, _asked_version(environ),
+                environ["HTTP_IF_NONE_MATCH"] if "HTTP_IF_NONE_MATCH" in environ else None,
+                environ.get("HTTP_IF_MODIFIED_SINCE")), method, start_response)
+        request = _request(environ, method, path, self.settings.limits.max_body_bytes,
+                           call_record(environ) if RECORD_KEY in environ else None)
+        response = assembly.dispatcher.answer(route, request, base_url=base_url,
+                                              metadata=get_metadata(environ) if overridden
+                                              else None, identity=identity)
         body = respond(response, method, start_response)
         if isinstance(response.body, bytes):
             return body
         return self._stalled.watch(iter(body), environ)  # a stream: cut if its client stops
-
-    def _keep_card(self, environ: Mapping[str, Any], assembly: Assembly, request: HttpRequest,
-                   base_url: str) -> None:
-        """Keep the card answer just given, when the next one like it may skip the long way."""
-        key = CardHits.key(environ, self.base_url)
-        if key is None or self.settings.inspector:
-            return
-        if self._card_hits is None:
-            self._card_hits = CardHits(assembly.dispatcher.card)
-        card = assembly.dispatcher.card
-        self._card_hits.keep(key, card.prepared(base_url, card.variant(request)))
 
     def card_response(self, environ: Mapping[str, Any]) -> HttpResponse:
         """The card for this request, whatever path it came in on (even with the route disabled)."""
@@ -278,13 +276,6 @@ class A2AApp:
                               query=card_query(environ))
         base_url = self._base_url(environ, self._current().trusted_hosts)
         return self.dispatcher.card_response(request, base_url=base_url)
-
-    def _jwks(self, assembly: Assembly) -> dict[str, Any] | None:
-        """The public keys: push signing (when delivering) and card signing, in one JWKS."""
-        push_signer = self.push.signer if self.push is not None else None
-        push_keys = push_signer.jwks() if push_signer and assembly.deliverer else None
-        signer = assembly.card_signer
-        return served_jwks(push_keys, signer.jwks() if signer is not None else None)
 
     def _base_url(self, environ: Mapping[str, Any], trusted: tuple[str, ...]) -> str:
         """Per-request override, else ``base_url``, else the request's trusted Host."""
@@ -305,14 +296,9 @@ class A2AApp:
         assembly.runtime.close()
 
 
-def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
-             max_body_bytes: int, record: CallRecord | None) -> HttpRequest:
+def _request(environ: Mapping[str, Any], method: str, path: str, max_body_bytes: int,
+             record: CallRecord | None) -> HttpRequest:
     """The request as the dispatcher reads it (``record``: what telemetry learns of it)."""
-    if method in ("GET", "HEAD") and is_card:
-        # The card reads nothing but its validators and version: skip the body and the
-        # full header copy (the card is the hot GET path).
-        return HttpRequest(method=method, path=path, headers=conditional_headers(environ),
-                           query=card_query(environ), record=record)
     client_gone = client_gone_probe(environ)
     holder = stream_holder(environ)
     if method in ("GET", "HEAD"):  # HTTP+JSON reads: headers and query, no body
@@ -327,12 +313,33 @@ def _request(environ: Mapping[str, Any], method: str, path: str, is_card: bool,
                        client_gone=client_gone, stream_holder=holder, record=record)
 
 
-def _inspector_page(environ: dict[str, Any],
-                    start_response: StartResponse) -> Iterable[bytes] | None:
-    """The inspector's answer for its own paths (None for any other path)."""
-    from .inspector import inspector_response  # only apps that turn it on load it
+def _asked_version(environ: Mapping[str, Any]) -> str | None:
+    """The version a card GET asks for: ``A2A-Version``, else ``?A2A-Version=`` (the core's
+    ``asked_version``, read from the environ)."""
+    header = environ["HTTP_A2A_VERSION"] if "HTTP_A2A_VERSION" in environ else None
+    if header is not None and header.strip():
+        return str(header)
+    return card_query(environ).get("A2A-Version") if environ.get("QUERY_STRING") else None
 
-    return inspector_response(environ, start_response)
+
+def _fit(assembly: Assembly, environ: Mapping[str, Any]) -> str | None:
+    """Why the assembled app may not serve this request (None: it may): a memory store
+    chosen while one process was known, asked by a server of several."""
+    if assembly.guessed_memory and environ.get("wsgi.multiprocess"):
+        return str(MemoryStoreInManyProcessesError())
+    return None
+
+
+def _with_request_id(environ: Mapping[str, Any],
+                     start_response: StartResponse) -> StartResponse:
+    """``start_response`` adding the request's ``X-Request-Id``, as :func:`observe` does."""
+    rid = request_id(environ)
+
+    def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        headers.append((REQUEST_ID_HEADER, rid))
+        return start_response(status, headers, exc_info)
+
+    return start
 
 
 def _server(environ: Mapping[str, Any] | None = None) -> ServerInfo:

@@ -4,7 +4,9 @@
 request, or ``A2AApp.start()``): it chooses the store knowing whether other
 processes serve the same app, builds the runtime, the dispatcher, the push
 worker and the request guard, and sizes the stream places for the server it
-runs under. Each card variant the app serves is checked against the published schema
+runs under. The core's one configuration (:class:`~a2a_core.server.DispatcherConfig`)
+is built here from the settings groups (:func:`core_config`), and so are the
+applications of the route table's mounts (the inspector page). Each card variant the app serves is checked against the published schema
 (:mod:`.card_schema`), so an app whose card breaks it does not start. Nothing here runs at
 import or when an app is created.
 """
@@ -13,15 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Protocol
 
 from a2a_core.generations import GenerationsExtension
 from a2a_core.models import AgentCapabilities, AgentCard
-from a2a_core.server import Dispatcher
-from a2a_core.signing import CardSigner
+from a2a_core.jsonvalue import JSONObject
+from a2a_core.server import Dispatcher, DispatcherConfig
+from a2a_core.signing import JWKS_PATH, CardSigner
 
 from .admission import StreamPlaces
 from .agent import Agent
@@ -32,17 +35,22 @@ from .auth.wsgi import (
     declared,
     declared_extended_card,
     principal_owner,
+    served_jwks,
 )
 from .card_schema import check_served_card
 from .process import ServerInfo
 from .public_url import normalize_hosts
-from .push import PushDeliverer
+from .push import PushDeliverer, PushSigner
 from .runtime import Runtime
 from .settings import AppSettings
 from .store_choice import choose_store
 from .stores import open_store
+from .wsgi_io import StartResponse
 
-__all__ = ["Assembly", "assemble"]
+__all__ = ["Assembly", "Mounted", "assemble", "core_config"]
+
+#: A WSGI application answering a mount's paths (``environ, start_response -> body``).
+Mounted = Callable[[dict[str, object], StartResponse], Iterable[bytes]]
 
 
 @dataclass(frozen=True)
@@ -63,17 +71,24 @@ class Assembly:
     guessed_memory: bool
     #: Authenticates each request (None: identity comes from put_identity only).
     guard: RequestGuard | None
-    #: Signs served cards (None: unsigned).
-    card_signer: CardSigner | None
+    #: The applications of the route table's mounts, by prefix (the inspector page).
+    mounts: Mapping[str, Mounted]
+    #: The process that last started the background work (0: none yet).
+    _worked_in: list[int] = dataclasses.field(default_factory=lambda: [0], repr=False,
+                                              compare=False)
 
     def start_work(self) -> None:
         """Start this process's background work: push deliveries (a backlog left by a
         restart goes out now) and the lease keeper (expired leases of a dead worker's
-        tasks, running or queued, are reclaimed without waiting for a run). Cheap once
-        started; again in a forked worker of an app assembled in the gunicorn master."""
+        tasks, running or queued, are reclaimed without waiting for a run). Once per
+        process: again in a forked worker of an app assembled in the gunicorn master."""
+        pid = os.getpid()
+        if self._worked_in[0] == pid:  # (every request asks: one comparison)
+            return
         if self.deliverer is not None:
             self.deliverer.ensure_started()
         self.runtime.start_keeper()
+        self._worked_in[0] = pid
 
 
 def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
@@ -98,13 +113,30 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
     deliverer = PushDeliverer(runtime.store, settings.push) if settings.push else None
     limit = limits.max_streams if limits.max_streams is not None else server.stream_limit
     streams = StreamPlaces(limit)
-    signer = CardSigner(card.signing_keys) if card.signing_keys else None
+    config = core_config(settings)
+    push_signer = settings.push.signer if settings.push is not None and deliverer else None
     dispatcher = Dispatcher(
-        runtime,
+        runtime, config,
         stream_admission=streams,
+        challenge=guard.challenge if guard is not None else None,
+        public_keys=lambda: _public_keys(push_signer, config.card_signer),
+    )
+    check_served_card(dispatcher.card, settings.base_url)  # a card off the schema never serves
+    guessed = spec == "memory" and settings.store is None and not server.multiprocess
+    return Assembly(runtime, dispatcher, runtime.agent_card(), deliverer, streams,
+                    normalize_hosts(card.trusted_hosts), guessed, guard, _mounts(settings))
+
+
+def core_config(settings: AppSettings) -> DispatcherConfig:
+    """The core's one configuration, from the app's settings groups (read here only)."""
+    card, protocol, limits = settings.card, settings.protocol, settings.limits
+    return DispatcherConfig(
+        last_modified=card.last_modified or datetime.now(timezone.utc),
         agent_card_path=card.path,
         json_rpc_path=protocol.json_rpc_path,
         rest_path=protocol.rest_path,
+        jwks_path=JWKS_PATH,  # public: a client reads the keys before it can log in
+        mounts=(_INSPECTOR,) if settings.inspector else (),
         bindings=protocol.bindings,
         metadata=protocol.metadata,
         authorize_task=protocol.authorize_task,
@@ -113,15 +145,34 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
         versions=protocol.versions,
         max_json_depth=limits.max_json_depth,
         max_parts=limits.max_parts,
-        last_modified=card.last_modified or datetime.now(timezone.utc),
-        card_signer=signer,  # the public variants and the extended card alike
-        challenge=guard.challenge if guard is not None else None,
+        # the public variants and the extended card alike
+        card_signer=CardSigner(card.signing_keys) if card.signing_keys else None,
         grpc_url=protocol.grpc_url or os.environ.get("A2A_GRPC_URL") or None,
     )
-    check_served_card(dispatcher.card, settings.base_url)  # a card off the schema never serves
-    guessed = spec == "memory" and settings.store is None and not server.multiprocess
-    return Assembly(runtime, dispatcher, runtime.agent_card(), deliverer, streams,
-                    normalize_hosts(card.trusted_hosts), guessed, guard, signer)
+
+
+#: Where the inspector page is mounted: ``a2a_wsgi.inspector.INSPECTOR_PATH``, whose
+#: package loads the page's files, so only an app that turns the page on imports it.
+_INSPECTOR = "inspector"
+
+
+def _mounts(settings: AppSettings) -> Mapping[str, Mounted]:
+    """The applications answering the mounts :func:`core_config` lists."""
+    if not settings.inspector:
+        return {}
+    from .inspector._app import INSPECTOR_PATH, inspector_mount
+
+    if INSPECTOR_PATH.strip("/") != _INSPECTOR:  # pragma: no cover - one name, two places
+        raise AssertionError(INSPECTOR_PATH)
+    return {_INSPECTOR: inspector_mount}
+
+
+def _public_keys(push_signer: PushSigner | None,
+                 card_signer: CardSigner | None) -> JSONObject | None:
+    """The keys served at the JWKS path: push signing (when this process delivers) and
+    card signing, in one JWKS; None when there is neither."""
+    return served_jwks(push_signer.jwks() if push_signer is not None else None,
+                       card_signer.jwks() if card_signer is not None else None)
 
 
 def _served_card(card: AgentCard, overrides: Mapping[str, object] | None,

@@ -7,7 +7,6 @@ silently truncated; a streamed response body is wrapped so the server's
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from http import HTTPStatus
 from typing import Any
@@ -19,13 +18,10 @@ from a2a_core.http import Headers, HttpResponse
 __all__ = [
     "StartResponse",
     "card_query",
-    "conditional_headers",
-    "jwks_response",
     "plain",
     "read_body",
     "request_headers",
     "respond",
-    "whole_body_headers",
 ]
 
 StartResponse = Callable[..., Any]
@@ -36,52 +32,33 @@ _READ_SIZE = 65536
 DRAIN_BYTES = 16 * 1024 * 1024
 
 
-#: What a card GET reads: its validators, and the version that picks its variant.
-_CONDITIONAL = (
-    ("HTTP_IF_NONE_MATCH", "If-None-Match"),
-    ("HTTP_IF_MODIFIED_SINCE", "If-Modified-Since"),
-    ("HTTP_A2A_VERSION", "A2A-Version"),
-)
-
-
 def card_query(environ: Mapping[str, Any]) -> dict[str, str]:
     """A card GET's query (``?A2A-Version=1.0``); the usual GET has none to parse."""
     query = environ.get("QUERY_STRING")
     return dict(parse_qsl(query)) if query else {}
 
 
-def conditional_headers(environ: Mapping[str, Any]) -> Headers:
-    return Headers([(name, environ[key]) for key, name in _CONDITIONAL if key in environ])
-
-def whole_body_headers(status: int, method: str, headers: Iterable[tuple[str, str]],
-                       body: bytes) -> list[tuple[str, str]]:
-    """``headers`` for a whole ``body``, with its Content-Length: a known length spares the
-    server chunked framing (and the client a guess). Not on HEAD, whose body is not sent,
-    nor on 304, whose length would have to be the 200's (RFC 9110 §8.6)."""
-    if method == "HEAD" or status == 304:
-        return list(headers)
-    return [*headers, ("Content-Length", str(len(body)))]
-
-
 def respond(response: HttpResponse, method: str,
              start_response: StartResponse) -> Iterable[bytes]:
-    """Write ``response``: a whole body with its length, a stream closing its producer."""
-    if isinstance(response.body, bytes):
-        headers = whole_body_headers(response.status, method, response.headers, response.body)
-        start_response(_status_line(response.status), headers)
-        return [b""] if method == "HEAD" or response.status == 304 else [response.body]
-    start_response(_status_line(response.status), list(response.headers))
-    if isinstance(response.body, ClosingIterator):
-        return response.body  # closes its producer already (a wrapper less per held stream)
-    return ClosingIterator(response.body)
+    """Write ``response``: a whole body with its length, a stream closing its producer.
 
-def jwks_response(jwks: Mapping[str, Any], start_response: StartResponse) -> list[bytes]:
-    """The public signing keys (cacheable: rotation keeps old keys published a while)."""
-    body = json.dumps(jwks).encode()
-    start_response("200 OK", [("Content-Type", "application/jwk-set+json"),
-                              ("Cache-Control", "public, max-age=300"),
-                              ("Content-Length", str(len(body)))])
-    return [body]
+    A known length spares the server chunked framing (and the client a guess); not on
+    HEAD, whose body is not sent, nor on 304, whose length would have to be the 200's
+    (RFC 9110 §8.6).
+    """
+    status, body = response.status, response.body
+    if isinstance(body, bytes):
+        if method == "HEAD" or status == 304:
+            start_response(_STATUS_LINES.get(status) or _status_line(status),
+                           list(response.headers))
+            return [b""]
+        start_response(_STATUS_LINES.get(status) or _status_line(status),
+                       [*response.headers, ("Content-Length", str(len(body)))])
+        return [body]
+    start_response(_status_line(status), list(response.headers))
+    if isinstance(body, ClosingIterator):
+        return body  # closes its producer already (a wrapper less per held stream)
+    return ClosingIterator(body)
 
 def read_body(environ: Mapping[str, Any], limit: int) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of body, and whether there was more.

@@ -23,7 +23,6 @@ from ..auth.base import AuthRequest, quote_param
 from ..auth.errors import AuthenticationRequiredError, AuthError
 from ..auth.wsgi import as_policy
 from ..overrides import ENVIRON_KEY, put_identity
-from ..push import JWKS_PATH
 from ..store_choice import MemoryStoreInManyProcessesError
 from ..wsgi_io import card_query, request_headers, respond
 
@@ -157,9 +156,11 @@ def login_refusal(app: A2AApp, environ: dict[str, Any], challenge: str) -> Refus
     carries the app's challenges, or ``challenge`` (the site's session login)
     when the app declares no scheme.
     """
-    path = str(environ.get("PATH_INFO") or "/").strip("/")
-    card_path = app.settings.card.path  # None: the app serves no card route
-    if path == JWKS_PATH.strip("/") or (card_path is not None and path == card_path.strip("/")):
+    try:  # assembled as the app's first request would be (wsgi.multiprocess counts)
+        app.start(multiprocess=True if environ.get("wsgi.multiprocess") else None)
+    except MemoryStoreInManyProcessesError:
+        return None  # the app answers its own 500, which says why
+    if app.dispatcher.route(str(environ.get("PATH_INFO") or "/")).public:  # the route table's
         return None
     policy = as_policy(app.settings.auth)
     if policy is None:

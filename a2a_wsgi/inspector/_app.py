@@ -11,7 +11,7 @@ from a2a_inspector import InspectorSite
 
 from ._access import may_inspect
 
-__all__ = ["INSPECTOR_PATH", "inspector_app", "inspector_response"]
+__all__ = ["INSPECTOR_PATH", "inspector_app", "inspector_mount", "inspector_response"]
 
 #: Where the page lives, below the app's mount point.
 INSPECTOR_PATH = "/inspector"
@@ -64,3 +64,14 @@ def inspector_response(environ: dict[str, Any], start_response: StartResponse,
                                          ("Content-Length", str(len(_REFUSED)))])
         return [_REFUSED]
     return site(environ, start_response)
+
+
+def inspector_mount(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+    """The page as :class:`~a2a_wsgi.app.A2AApp` mounts it: the route table gave it the
+    request (``/inspector`` and below), so any other path is not found."""
+    page = inspector_response(environ, start_response)
+    if page is not None:
+        return page
+    start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8"),
+                                     ("Content-Length", "9")])
+    return [b"Not Found"]

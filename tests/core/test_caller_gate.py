@@ -21,7 +21,7 @@ from a2a_core.errors import RPCError, TaskNotFoundError
 from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.optable import OPERATIONS, Operation
-from a2a_core.server import Dispatcher
+from a2a_core.server import Dispatcher, DispatcherConfig
 from a2a_core.service import A2AService, CallContext
 
 CHALLENGE = ("WWW-Authenticate", 'Bearer realm="a2a"')
@@ -64,9 +64,9 @@ def _challenge() -> Refused:
 
 
 def _dispatcher(service: Cards, *, challenge: bool = True) -> Dispatcher:
-    return Dispatcher(cast(A2AService, service), base_url="http://agent/",
-                      last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc),
-                      challenge=_challenge if challenge else None)
+    return Dispatcher(cast(A2AService, service), DispatcherConfig(
+        base_url="http://agent/", last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc)),
+        challenge=_challenge if challenge else None)
 
 
 def _extended_card(d: Dispatcher, binding: str, identity: Any = None) -> HttpResponse:

@@ -19,7 +19,7 @@ from test_card import full_card
 from a2a_core.caching import card_etag
 from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import AgentCapabilities, AgentCard, AgentSkill
-from a2a_core.server import Dispatcher
+from a2a_core.server import Dispatcher, DispatcherConfig
 from a2a_core.service import A2AService
 
 #: Members only 0.3 readers need (the 0.3 card's endpoint members and its security list).
@@ -41,8 +41,9 @@ def dispatcher(card: AgentCard | None = None, versions: tuple[str, ...] = ("0.3"
         name="Echo", description="Says it back", version="1.0.0",
         capabilities=AgentCapabilities(streaming=True, state_transition_history=True),
         skills=[AgentSkill(id="echo", name="Echo", description="d", tags=("t",))])
-    return Dispatcher(cast(A2AService, CardOnly(card)), base_url="https://agent.example/",
-                      last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc), versions=versions)
+    return Dispatcher(cast(A2AService, CardOnly(card)), DispatcherConfig(
+        base_url="https://agent.example/", last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        versions=tuple(versions)))
 
 
 def get(d: Dispatcher, headers: dict[str, str] | None = None,

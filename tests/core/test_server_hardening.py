@@ -26,7 +26,7 @@ from a2a_core.models import (
     TaskStatus,
     TextPart,
 )
-from a2a_core.server import Dispatcher
+from a2a_core.server import Dispatcher, DispatcherConfig
 from a2a_core.service import A2AService, CallContext
 
 OWNED = "tsk-owned"
@@ -57,9 +57,9 @@ class TaskTable:
 
 def dispatcher(authorize_task: Any = None) -> tuple[Dispatcher, TaskTable]:
     table = TaskTable()
-    return Dispatcher(cast(A2AService, table), base_url="http://agent/",
-                      last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc),
-                      authorize_task=authorize_task), table
+    return Dispatcher(cast(A2AService, table), DispatcherConfig(
+        base_url="http://agent/", last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc),
+        authorize_task=authorize_task)), table
 
 
 def post(d: Dispatcher, method: str, params: Any, *,

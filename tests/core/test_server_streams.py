@@ -30,7 +30,7 @@ from a2a_core.models import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from a2a_core.server import Dispatcher
+from a2a_core.server import Dispatcher, DispatcherConfig
 from a2a_core.service import HEARTBEAT, A2AService, CallContext, StreamItem
 
 TASK = Task(id="tsk-1", context_id="c", status=TaskStatus(state=TaskState.WORKING))
@@ -78,8 +78,8 @@ class LazyStreams:
 
 def call(service: LazyStreams, op: str, version: str,
          last_event_id: str | None = None) -> HttpResponse:
-    dispatcher = Dispatcher(cast(A2AService, service), base_url="http://agent/",
-                            last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    dispatcher = Dispatcher(cast(A2AService, service), DispatcherConfig(
+        base_url="http://agent/", last_modified=datetime(2026, 1, 1, tzinfo=timezone.utc)))
     headers = {"Content-Type": "application/json"}
     if version == "1.0":
         headers["A2A-Version"] = "1.0"
