@@ -56,8 +56,8 @@ def _variables(path: str) -> set[str]:
 
 
 def test_the_shipped_document_is_the_generators_output() -> None:
-    if not GENERATOR.is_file():
-        pytest.skip("the tests run from a copy without scripts/")
+    if not (ROOT / "a2a_core").is_dir():
+        pytest.skip("the tests run from a copy, outside the checkout (the wheel's check)")
     done = subprocess.run([sys.executable, str(GENERATOR), "--check"], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
