@@ -17,7 +17,7 @@ import pytest
 from a2a_core.optable import OPERATIONS
 from a2a_core.schemas._proto import proto_messages
 from a2a_core.schemas._resources import PROTO_1_0, load_text
-from tests.support.gunicorn import ROOT
+from support.gunicorn import ROOT
 
 GENERATOR = ROOT / "scripts" / "generate_openapi.py"
 #: Routes the server serves beyond the proto's annotations (the generator says why).

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.gunicorn import ROOT, ServerProcess, free_port
+from support.gunicorn import ROOT, ServerProcess, free_port
 
 pytestmark = pytest.mark.slow
 

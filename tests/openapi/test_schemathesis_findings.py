@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from examples.echo import app
-from tests.support.wsgi_calls import call, environ
+from support.wsgi_calls import call, environ
 
 
 def _rest(method: str, path: str, body: Any = None, query: str = "") -> tuple[int, Any]:
