@@ -384,6 +384,36 @@ ERRORS = {
 }
 
 
+#: What a stateful test may chain: an answer's ids into the next request (OpenAPI links).
+LINKS: dict[str, dict[str, dict[str, str]]] = {
+    "SendMessage": {
+        "GetTask": {"id": "$response.body#/task/id"},
+        "CancelTask": {"id": "$response.body#/task/id"},
+        "SubscribeToTask": {"id": "$response.body#/task/id"},
+        "CreateTaskPushNotificationConfig": {"task_id": "$response.body#/task/id"},
+        "ListTaskPushNotificationConfigs": {"task_id": "$response.body#/task/id"},
+    },
+    "CreateTaskPushNotificationConfig": {
+        "GetTaskPushNotificationConfig": {"task_id": "$response.body#/taskId",
+                                          "id": "$response.body#/id"},
+        "DeleteTaskPushNotificationConfig": {"task_id": "$response.body#/taskId",
+                                             "id": "$response.body#/id"},
+    },
+}
+
+
+def _operation_id(name: str, verb: str, variables: list[str]) -> str:
+    """The method's name, ``…WithTenant`` below ``/{tenant}``; an extra rule's verb added
+    (``SubscribeToTaskPost``), so that every operation id is unique."""
+    extra = EXTRA_RULES.get(name)
+    suffix = verb.capitalize() if extra is not None and extra[0] == verb else ""
+    return name + suffix + ("WithTenant" if "tenant" in variables else "")
+
+
+def _link_id(name: str, tenant: bool) -> str:
+    return name + ("WithTenant" if tenant else "")
+
+
 def _json_content(schema: Schema) -> Schema:
     return {media: {"schema": schema} for media in JSON_TYPES}
 
@@ -399,10 +429,11 @@ def build() -> Schema:
         path, variables = openapi_path(template)
         request = schemas.messages[method.input_type]
         operation: Schema = {
-            "operationId": method.name + ("WithTenant" if "tenant" in variables else ""),
+            "operationId": _operation_id(method.name, verb, variables),
             "tags": [method.name],
             "parameters": [
-                {"name": name, "in": "path", "required": True, "schema": _path_variable(name, task_id=name == "task_id" or (
+                {"name": name, "in": "path", "required": True,
+                 "schema": _path_variable(name, task_id=name == "task_id" or (
                      name == "id" and "pushNotificationConfigs" not in path))}
                 for name in variables],
         }
@@ -437,6 +468,14 @@ def build() -> Schema:
         else:
             ok = {"description": method.output_type.rsplit(".", 1)[1],
                   "content": _json_content(schemas.ref(method.output_type))}
+        tenant = "tenant" in variables
+        links = {_link_id(target, tenant): {
+                     "operationId": _link_id(target, tenant),
+                     "parameters": {**values, **({"tenant": "$request.path.tenant"}
+                                                 if tenant else {})}}
+                 for target, values in LINKS.get(method.name, {}).items()}
+        if links:
+            ok["links"] = links
         responses: Schema = {"200": ok}
         for code, description in ERRORS.items():
             responses[code] = {"description": description,

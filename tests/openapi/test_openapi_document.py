@@ -112,3 +112,17 @@ def test_every_schema_in_it_is_a_json_schema() -> None:
         for parameter in operation["parameters"]:
             jsonschema.Draft202012Validator.check_schema(parameter["schema"])
         assert "200" in operation["responses"], (verb, path)
+
+
+def test_operation_ids_are_unique_and_every_link_names_one_with_its_parameters() -> None:
+    operations = _operations(_document()).values()
+    ids = {operation["operationId"]: operation for operation in operations}
+    assert len(ids) == len(operations)
+    linked = 0
+    for operation in operations:
+        for link in operation["responses"]["200"].get("links", {}).values():
+            target = ids[link["operationId"]]
+            names = {p["name"] for p in target["parameters"] if p["in"] == "path"}
+            assert set(link["parameters"]) == names, link
+            linked += 1
+    assert linked == 14  # (SendMessage's five, CreateTaskPushNotificationConfig's two; x2)
