@@ -43,6 +43,7 @@ from a2a_core.optable import AnyOperation, Operation, OperationSpec
 from ._channels import Channels
 from ._coerce import as_url_or_card
 from ._grpc import grpc_http_url
+from ._streaming import StreamOperations
 from .auth import as_auth, as_card_verifier
 from .bindings import GRPC, JSONRPC, as_bindings, choose_endpoint
 from .cards import Endpoint, card_url_for, fetch_card, utc_now
@@ -50,9 +51,8 @@ from .channel import Channel
 from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled
 from .rest import rest_stream_event
 from .rpc import TimeoutLike, as_timeout, stream_event
-from .streams import DEFAULT_EVENT_TIMEOUT, DEFAULT_MAX_EVENT_SIZE
 from .sending import send_request
-from ._streaming import StreamOperations
+from .streams import DEFAULT_EVENT_TIMEOUT, DEFAULT_MAX_EVENT_SIZE
 from .transport import DEFAULT_TIMEOUT, Reply, Transport
 from .waiting import LongPoll, Subscribe, known_card, preview_long_poll
 
@@ -336,7 +336,7 @@ class A2AClient(StreamOperations):
         )
         return self._call(Operation.SEND_MESSAGE, request, timeout)
 
-    # -- waiting (wait() is in TaskOperations; streams in StreamOperations) ---------------------------------------
+    # -- waiting (wait() is in TaskOperations, streams in StreamOperations) ---------------
 
     def _wait_paths(self, history_length: int | None) -> tuple[LongPoll | None, Subscribe | None]:
         """Long-poll and stream, as the card (held, or fetched once; none: polling) allows."""

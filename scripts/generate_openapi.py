@@ -25,8 +25,8 @@ It reads the descriptor set generated from the unmodified proto
   the streaming methods), and the errors the binding sends as ``google.rpc.Status`` bodies
   (docs/serving.md; a2a_core/rest/_status.py).
 
-The same inputs always write the same bytes; tests/rest/test_openapi.py checks the shipped
-file against this script and against the proto's annotations.
+The same inputs always write the same bytes; tests/openapi/test_openapi_document.py checks the
+shipped file against this script, the proto's annotations and the routes served.
 """
 
 from __future__ import annotations
@@ -272,7 +272,7 @@ class Schemas:
             schema["additionalProperties"] = False
         if required:
             schema["required"] = required
-        for index, members in list(oneofs.items()):
+        for index in list(oneofs):
             if (message.name, message.oneof_decl[index].name) in REQUIRED_ONEOFS:
                 schema["oneOf"] = [self.present(properties, member)
                                    for member in oneofs.pop(index)]

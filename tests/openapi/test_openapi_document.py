@@ -13,11 +13,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from support.gunicorn import ROOT
 
 from a2a_core.optable import OPERATIONS
 from a2a_core.schemas._proto import proto_messages
 from a2a_core.schemas._resources import PROTO_1_0, load_text
-from support.gunicorn import ROOT
 
 GENERATOR = ROOT / "scripts" / "generate_openapi.py"
 #: Routes the server serves beyond the proto's annotations (the generator says why).

@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.gunicorn import ROOT, ServerProcess, free_port
 
 pytestmark = pytest.mark.slow

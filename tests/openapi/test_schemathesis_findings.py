@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 import pytest
+from support.wsgi_calls import call, environ
 
 from examples.echo import app
-from support.wsgi_calls import call, environ
 
 
 def _rest(method: str, path: str, body: Any = None, query: str = "") -> tuple[int, Any]:
