@@ -35,7 +35,7 @@ from a2a_core.models import (
     Message,
     PushNotificationConfig,
     SendResult,
-    SubscribeToTaskRequest,
+    StreamEvent,
     Task,
 )
 from a2a_core.optable import AnyOperation, Operation, OperationSpec
@@ -43,6 +43,7 @@ from a2a_core.optable import AnyOperation, Operation, OperationSpec
 from ._channels import Channels
 from ._coerce import as_url_or_card
 from ._grpc import grpc_http_url
+from ._streaming import StreamOperations
 from .auth import as_auth, as_card_verifier
 from .bindings import GRPC, JSONRPC, as_bindings, choose_endpoint
 from .cards import Endpoint, card_url_for, fetch_card, utc_now
@@ -51,8 +52,7 @@ from .polling import DEFAULT_POLL_EVERY, DEFAULT_WAIT_TIMEOUT, is_settled
 from .rest import rest_stream_event
 from .rpc import TimeoutLike, as_timeout, stream_event
 from .sending import send_request
-from .streams import EventStream
-from .tasks import TaskOperations
+from .streams import DEFAULT_EVENT_TIMEOUT, DEFAULT_MAX_EVENT_SIZE
 from .transport import DEFAULT_TIMEOUT, Reply, Transport
 from .waiting import LongPoll, Subscribe, known_card, preview_long_poll
 
@@ -65,7 +65,7 @@ Req = TypeVar("Req")
 Res = TypeVar("Res")
 
 
-class A2AClient(TaskOperations):
+class A2AClient(StreamOperations):
     """A blocking client for one remote agent.
 
     :param url_or_card: the agent's base URL (its card is at
@@ -74,7 +74,12 @@ class A2AClient(TaskOperations):
     :param session: a :class:`requests.Session` to borrow (adapters, retries, ``auth``);
         it is never closed by us.
     :param timeout: ``(connect, read)`` seconds for every call (a float sets both).
-    :param stream_idle_timeout: seconds a stream may stay silent.
+    :param stream_idle_timeout: seconds a stream may stay silent (no byte at all).
+    :param event_timeout: seconds a stream may hand on no event (comments and keep-alives
+        do not count; None: no limit but ``stream_idle_timeout``): past it the stream
+        raises :class:`~a2a_client.errors.ReadTimeout`.
+    :param max_event_size: the longest stream event (and line) read, in bytes of UTF-8:
+        past it the stream raises :class:`~a2a_core.errors.RemoteProtocolError`.
     :param version: ``"auto"``, ``"0.3"`` or ``"1.0"``.
     :param binding: ``"auto"`` (the card's order), ``"JSONRPC"``, ``"HTTP+JSON"``,
         ``"GRPC"`` (the ``grpc`` extra; never chosen by "auto"), or a sequence of those in
@@ -105,6 +110,8 @@ class A2AClient(TaskOperations):
         session: requests.Session | None = None,
         timeout: TimeoutLike = DEFAULT_TIMEOUT,
         stream_idle_timeout: float = DEFAULT_STREAM_IDLE_TIMEOUT,
+        event_timeout: float | None = DEFAULT_EVENT_TIMEOUT,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
         version: str = "auto",
         binding: str | Sequence[str] = "auto",
         extensions: Sequence[str] = (),
@@ -129,6 +136,11 @@ class A2AClient(TaskOperations):
         self._discovery_url = self._url  # becomes the card's own URL once found
         self.timeout = as_timeout(timeout, DEFAULT_TIMEOUT)
         self.stream_idle_timeout = as_timeout(stream_idle_timeout, self.timeout)[1]
+        if event_timeout is not None and event_timeout <= 0:
+            raise ValueError("event_timeout must be > 0 (or None)")
+        if max_event_size < 1:
+            raise ValueError("max_event_size must be positive")
+        self.event_timeout, self.max_event_size = event_timeout, max_event_size
         self.requested_version = version
         self.extensions = tuple(extensions)
         self.max_reconnects = max_reconnects
@@ -287,19 +299,9 @@ class A2AClient(TaskOperations):
         timeout = (self.timeout[0], self.stream_idle_timeout)
         return self._channel.open_stream(op, request, timeout, last_event_id)
 
-    def _stream(self, op: AnyOperation, request: object) -> EventStream:
-        """An EventStream that resubscribes with SubscribeToTask and falls back to GetTask."""
-        one_zero = self.endpoint.binding != JSONRPC  # HTTP+JSON's and gRPC's events: 1.0 JSON
-        return EventStream(
-            lambda: self._open_stream(op, request),
-            rest_stream_event if one_zero else stream_event,
-            reopen=lambda task_id, last_id: self._open_stream(
-                Operation.SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task_id), last_id
-            ),
-            fetch=self.get_task,
-            max_reconnects=self.max_reconnects,
-            reconnect_delay=self.reconnect_delay,
-        )
+    def _event_decoder(self) -> Callable[[Any], StreamEvent]:
+        """HTTP+JSON's and gRPC's events are 1.0 JSON; JSON-RPC's are responses."""
+        return rest_stream_event if self.endpoint.binding != JSONRPC else stream_event
 
     # -- messages -------------------------------------------------------------------------
 
@@ -334,41 +336,7 @@ class A2AClient(TaskOperations):
         )
         return self._call(Operation.SEND_MESSAGE, request, timeout)
 
-    def stream_message(
-        self,
-        message: str | Message | Mapping[str, Any],
-        *,
-        context_id: str | None = None,
-        task_id: str | None = None,
-        history_length: int | None = None,
-        accepted_output_modes: Sequence[str] = (),
-        push_notification_config: PushNotificationConfig | Mapping[str, Any] | str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> EventStream:
-        """SendStreamingMessage (``message/stream``): an iterator of typed events.
-
-        A dropped connection is resumed with SubscribeToTask; see :class:`EventStream`.
-        """
-        request = send_request(
-            message,
-            context_id=context_id,
-            task_id=task_id,
-            blocking=True,
-            history_length=history_length,
-            accepted_output_modes=accepted_output_modes,
-            push_notification_config=push_notification_config,
-            metadata=metadata,
-        )
-        return self._stream(Operation.SEND_STREAMING_MESSAGE, request)
-
-    def subscribe(self, task_id: str) -> EventStream:
-        """SubscribeToTask (``tasks/resubscribe``): events of a running task."""
-        return self._stream(Operation.SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task_id))
-
-    #: The 0.3 name of :meth:`subscribe`.
-    resubscribe = subscribe
-
-    # -- waiting (wait() is in TaskOperations) ---------------------------------------
+    # -- waiting (wait() is in TaskOperations, streams in StreamOperations) ---------------
 
     def _wait_paths(self, history_length: int | None) -> tuple[LongPoll | None, Subscribe | None]:
         """Long-poll and stream, as the card (held, or fetched once; none: polling) allows."""

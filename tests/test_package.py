@@ -60,7 +60,7 @@ def data_files() -> set[str]:
     assets = {f"a2a_inspector/{p.name}" for p in static.iterdir()
               if p.suffix in (".html", ".css", ".js")}
     typed = {f"{package}/py.typed" for package in PACKAGES}
-    assert len(schemas) == 4 and len(assets) >= 10
+    assert len(schemas) == 5 and len(assets) >= 10
     return schemas | assets | typed
 
 

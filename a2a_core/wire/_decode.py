@@ -58,6 +58,7 @@ def decode_part(data: object, path: str) -> Part:
     f = Fields(data, path, "a part object")
     kind = f.string("kind") or _inferred_part_kind(f)
     metadata = f.struct("metadata")
+    f.string("filename")  # (every 1.0 part may name one: a non-string is refused, not dropped)
     if kind == "text":
         text = f.required_string("text", allow_empty=True)
         return TextPart(text=text, media_type=f.string("mediaType", "mimeType"), metadata=metadata)

@@ -196,7 +196,8 @@ def decode_list_push_configs(data: object, path: str) -> ListTaskPushNotificatio
     task_id = f.required_string("taskId") if f.has("taskId") else f.required_string("id")
     return ListTaskPushNotificationConfigsRequest(
         task_id=task_id,
-        page_size=f.integer("pageSize", minimum=0),
+        # (an int32 in the proto: a larger number is refused, as for the other int32s)
+        page_size=f.integer("pageSize", minimum=0, maximum=2**31 - 1),
         page_token=f.string("pageToken"),
         tenant=f.string("tenant"),
     )

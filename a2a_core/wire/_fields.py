@@ -98,6 +98,9 @@ class Fields:
             return None
         if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
             value = int(value)
+        # (ProtoJSON parsers take an integral number written 5.0 or 5e0 as 5)
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise invalid(path, f"expected an integer, got {json_type(value)}")
         if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):

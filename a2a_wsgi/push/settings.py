@@ -136,7 +136,7 @@ def _check_authentication(auth: AuthenticationInfo) -> None:
     if not auth.schemes:
         raise _invalid("authentication.scheme", "an authentication scheme is required")
     scheme = auth.schemes[0]
-    if not _TOKEN.match(scheme):
+    if not _TOKEN.fullmatch(scheme):  # (match's $ would let 'Basic\n' through)
         raise _invalid("authentication.scheme", "must be an HTTP authentication scheme token")
     credentials = auth.credentials
     if credentials is None or not credentials.strip():

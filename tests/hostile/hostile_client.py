@@ -5,7 +5,8 @@ at the start and at the peak of the call (kB, from /proc/self/status).
 
 CALL is ``get_card``, ``send_message``, ``get_task``, ``cancel_task``, ``stream_message``
 or ``subscribe``. The client gets short
-limits (2 s timeouts and event timeout, one resubscription 50 ms later) and credentials
+limits (2 s timeouts and event timeout, events of at most 4 MiB, one resubscription 50 ms
+later), all given to the client's constructor, and credentials
 (a bearer token and an API key header), which must never reach another origin.
 """
 
@@ -18,6 +19,8 @@ import time
 from a2a_client import A2AClient
 
 TIMEOUT = 2.0
+#: The longest stream event the client reads (the constructor's max_event_size).
+MAX_EVENT = 4 * 1024 * 1024
 TOKEN = "hostile-test-token"
 API_KEY = "hostile-api-key"
 
@@ -41,7 +44,8 @@ def _reset_peak() -> None:
 
 def call(name: str, url: str) -> None:
     agent = A2AClient(url, timeout=TIMEOUT, stream_idle_timeout=TIMEOUT, auth=TOKEN,
-                      headers={"X-API-Key": API_KEY}, max_reconnects=1, reconnect_delay=0.05)
+                      headers={"X-API-Key": API_KEY}, max_reconnects=1, reconnect_delay=0.05,
+                      event_timeout=TIMEOUT, max_event_size=MAX_EVENT)
     if name == "get_card":
         agent.get_card()
     elif name == "send_message":
@@ -53,7 +57,6 @@ def call(name: str, url: str) -> None:
     elif name in ("stream_message", "subscribe"):
         stream = agent.stream_message("hello") if name == "stream_message" else \
             agent.subscribe("t-1")
-        stream.event_timeout = TIMEOUT  # per call: no event for this long ends the stream
         for _ in stream:
             pass
     else:
