@@ -481,8 +481,8 @@ def build() -> Schema:
             responses[code] = {"description": description,
                                "content": _json_content({"$ref": "#/components/schemas/Status"})}
         responses["414"] = {
-            "description": "The request line is past the HTTP server's limit (gunicorn's "
-                           "4094 bytes under a2a serve): that server's own answer",
+            "description": "The request line is past the HTTP server's limit (4094 bytes "
+                           "under a2a serve): that server's own answer",
             "content": {"text/html": {"schema": {"type": "string"}}}}
         operation["responses"] = dict(sorted(responses.items()))
         paths.setdefault(path, {})[verb.lower()] = operation
