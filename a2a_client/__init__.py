@@ -18,21 +18,22 @@ from typing import TYPE_CHECKING
 from a2a_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .cards import Endpoint as Endpoint
-    from .client import A2AClient as A2AClient
-    from .errors import ClientError as ClientError
-    from .errors import ConnectError as ConnectError
-    from .errors import ConnectTimeout as ConnectTimeout
-    from .errors import HTTPStatusError as HTTPStatusError
-    from .errors import ReadTimeout as ReadTimeout
-    from .errors import TimeoutException as TimeoutException
-    from .errors import TransportError as TransportError
-    from .errors import WaitTimeout as WaitTimeout
-    from .push import JWKSFetcher as JWKSFetcher
-    from .push import PushVerificationError as PushVerificationError
-    from .push import ReplayCache as ReplayCache
-    from .push import verify_push as verify_push
-    from .streams import EventStream as EventStream
+    from ._cards import Endpoint as Endpoint
+    from ._client import A2AClient as A2AClient
+    from ._errors import ClientError as ClientError
+    from ._errors import ConnectError as ConnectError
+    from ._errors import ConnectTimeout as ConnectTimeout
+    from ._errors import HTTPStatusError as HTTPStatusError
+    from ._errors import ReadTimeout as ReadTimeout
+    from ._errors import TimeoutException as TimeoutException
+    from ._errors import TransportError as TransportError
+    from ._errors import WaitTimeout as WaitTimeout
+    from ._push import JWKSFetcher as JWKSFetcher
+    from ._push import PushVerificationError as PushVerificationError
+    from ._push import ReplayCache as ReplayCache
+    from ._push import verify_push as verify_push
+    from ._streams import EventStream as EventStream
+    from ._transport import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
     from .tools import AgentDescriptor as AgentDescriptor
     from .tools import Tool as Tool
     from .tools import ToolContext as ToolContext
@@ -40,14 +41,13 @@ if TYPE_CHECKING:
     from .tools import agent as agent
     from .tools import agent_tools as agent_tools
     from .tools import agents_from_config as agents_from_config
-    from .transport import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 
 __all__ = [
     "A2AClient",
     "EventStream",
     "Endpoint",
     "DEFAULT_TIMEOUT",
-    # the client's error family (a2a_client.errors)
+    # the client's error family (a2a_client._errors)
     "ClientError",
     "TransportError",
     "ConnectError",
@@ -71,21 +71,21 @@ __all__ = [
 
 #: Where each name lives (read on first use).
 _WHERE = {
-    "Endpoint": "a2a_client.cards",
-    "A2AClient": "a2a_client.client",
-    "ClientError": "a2a_client.errors",
-    "ConnectError": "a2a_client.errors",
-    "ConnectTimeout": "a2a_client.errors",
-    "HTTPStatusError": "a2a_client.errors",
-    "ReadTimeout": "a2a_client.errors",
-    "TimeoutException": "a2a_client.errors",
-    "TransportError": "a2a_client.errors",
-    "WaitTimeout": "a2a_client.errors",
-    "JWKSFetcher": "a2a_client.push",
-    "PushVerificationError": "a2a_client.push",
-    "ReplayCache": "a2a_client.push",
-    "verify_push": "a2a_client.push",
-    "EventStream": "a2a_client.streams",
+    "Endpoint": "a2a_client._cards",
+    "A2AClient": "a2a_client._client",
+    "ClientError": "a2a_client._errors",
+    "ConnectError": "a2a_client._errors",
+    "ConnectTimeout": "a2a_client._errors",
+    "HTTPStatusError": "a2a_client._errors",
+    "ReadTimeout": "a2a_client._errors",
+    "TimeoutException": "a2a_client._errors",
+    "TransportError": "a2a_client._errors",
+    "WaitTimeout": "a2a_client._errors",
+    "JWKSFetcher": "a2a_client._push",
+    "PushVerificationError": "a2a_client._push",
+    "ReplayCache": "a2a_client._push",
+    "verify_push": "a2a_client._push",
+    "EventStream": "a2a_client._streams",
     "AgentDescriptor": "a2a_client.tools",
     "Tool": "a2a_client.tools",
     "ToolContext": "a2a_client.tools",
@@ -93,7 +93,7 @@ _WHERE = {
     "agent": "a2a_client.tools",
     "agent_tools": "a2a_client.tools",
     "agents_from_config": "a2a_client.tools",
-    "DEFAULT_TIMEOUT": "a2a_client.transport",
+    "DEFAULT_TIMEOUT": "a2a_client._transport",
 }
 
 if not TYPE_CHECKING:

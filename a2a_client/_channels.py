@@ -7,13 +7,13 @@ import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
+from ._bindings import HTTP_JSON, JSONRPC
+from ._cards import Endpoint
+from ._channel import Channel
 from ._grpc import GRPC
-from .bindings import HTTP_JSON, JSONRPC
-from .cards import Endpoint
-from .channel import Channel
-from .rest import RestChannel
-from .rpc import RPCChannel
-from .transport import Transport, expand_headers
+from ._rest import RestChannel
+from ._rpc import RPCChannel
+from ._transport import Transport, expand_headers
 
 __all__ = ["Channels", "GrpcExtraMissingError"]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from ._card_check import ServedCardCheck, check_served_cards
 from ._cli_exits import EXIT_OK, EXIT_PROTOCOL
 from ._cli_output import Output
+from ._transport import Transport
 from .auth import as_auth
-from .card_check import ServedCardCheck, check_served_cards
-from .transport import Transport
 
 __all__ = ["check_card_command"]
 

@@ -22,8 +22,8 @@ from ._cli_message import build_message
 from ._cli_output import Output, show_event, show_result, state_name, stream_events, task_exit
 from ._cli_parser import DEFAULT_ACCEPT, build_parser
 from ._cli_push import push_command
-from .client import A2AClient
-from .polling import is_settled
+from ._client import A2AClient
+from ._polling import is_settled
 
 __all__ = ["run"]
 

@@ -24,7 +24,7 @@ from ._cli_exits import (
     EXIT_TRANSPORT,
     EXIT_WAIT_TIMEOUT,
 )
-from .errors import (
+from ._errors import (
     ConnectError,
     ConnectTimeout,
     HTTPStatusError,

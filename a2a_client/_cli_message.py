@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from a2a_core.jsonvalue import JSONValue
+from a2a_core._jsonvalue import JSONValue
 from a2a_core.models import DataPart, FilePart, Message, Part, Role, TextPart
 
 __all__ = ["build_message"]

@@ -11,8 +11,8 @@ from a2a_core import __version__
 from a2a_core.models import TaskState
 
 from ._cli_exits import EXIT_CODES
-from .polling import DEFAULT_POLL_EVERY
-from .transport import expand_headers
+from ._polling import DEFAULT_POLL_EVERY
+from ._transport import expand_headers
 
 __all__ = ["DEFAULT_ACCEPT", "build_parser"]
 

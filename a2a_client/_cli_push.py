@@ -9,7 +9,7 @@ from a2a_core.wire import encode
 
 from ._cli_exits import EXIT_OK
 from ._cli_output import Output
-from .client import A2AClient
+from ._client import A2AClient
 
 __all__ = ["push_command"]
 

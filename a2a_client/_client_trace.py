@@ -10,7 +10,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from a2a_core.observe import TraceParent
+from a2a_core._observe import TraceParent
 
 try:
     from opentelemetry import trace as otel_trace

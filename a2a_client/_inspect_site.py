@@ -13,6 +13,7 @@ from typing import Any
 
 from a2a_inspector import InspectorSite
 
+from ._cards import card_url_for
 from ._inspect_proxy import (
     DEFAULT_TIMEOUT,
     MAX_CARD,
@@ -23,7 +24,6 @@ from ._inspect_proxy import (
     reply,
 )
 from ._inspect_targets import AgentTargets
-from .cards import card_url_for
 
 __all__ = ["InspectApp", "InspectorHandle", "start_inspector"]
 

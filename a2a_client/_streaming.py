@@ -1,5 +1,5 @@
 """The streaming operations of :class:`~a2a_client.A2AClient`: SendStreamingMessage and
-SubscribeToTask, each an :class:`~a2a_client.streams.EventStream`.
+SubscribeToTask, each an :class:`~a2a_client._streams.EventStream`.
 
 A mixin, so that ``client.py`` keeps discovery, the binding and sending. Every stream a
 client opens holds the client's limits: ``event_timeout`` (seconds without an event;
@@ -16,10 +16,10 @@ from typing import Any
 from a2a_core.models import Message, PushNotificationConfig, StreamEvent, SubscribeToTaskRequest
 from a2a_core.optable import AnyOperation, Operation
 
-from .sending import send_request
-from .streams import DEFAULT_EVENT_TIMEOUT, DEFAULT_MAX_EVENT_SIZE, EventStream
-from .tasks import TaskOperations
-from .transport import Reply
+from ._sending import send_request
+from ._streams import DEFAULT_EVENT_TIMEOUT, DEFAULT_MAX_EVENT_SIZE, EventStream
+from ._tasks import TaskOperations
+from ._transport import Reply
 
 __all__ = ["StreamOperations"]
 

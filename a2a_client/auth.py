@@ -30,7 +30,7 @@ from requests.auth import AuthBase, HTTPBasicAuth
 from a2a_core.signing import ALGORITHMS, KeySource, VerifiedSignature
 from a2a_core.signing import verify_card as _verify_card
 
-from .errors import ClientError
+from ._errors import ClientError
 
 __all__ = [
     "BearerAuth",
@@ -278,7 +278,7 @@ class CardVerifier:
                  session: requests.Session | None = None,
                  timeout: float | tuple[float, float] = (3.05, 10.0), ttl: float = 300.0,
                  min_refresh: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
-        from .push import JWKSFetcher
+        from ._push import JWKSFetcher
 
         if (keys is None) == (jwks_url is None):
             raise ValueError("give exactly one of keys= or jwks_url=")

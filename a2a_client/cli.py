@@ -13,9 +13,9 @@
     a2a push set URL TASK WEBHOOK [--id ID] [--webhook-token TOKEN]
     a2a push get|delete URL TASK CONFIG
     a2a push list URL TASK
-    a2a serve ...                       (delegated to a2a_wsgi.cli)
-    a2a db upgrade URL                  (delegated to a2a_wsgi.db_cli)
-    a2a inspect URL [--port N] [--no-open] [--timeout S] [--allow-origin O]   (a2a_client.inspect)
+    a2a serve ...                       (delegated to a2a_wsgi._cli)
+    a2a db upgrade URL                  (delegated to a2a_wsgi._db_cli)
+    a2a inspect URL [--port N] [--no-open] [--timeout S] [--allow-origin O]   (a2a_client._inspect)
 
 Common options: ``--json`` (machine output on stdout), ``--header 'Name: value'``
 (repeatable; ``${VAR}`` expands from the environment at each request), ``--token TOKEN``
@@ -55,15 +55,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(f"a2a {__version__}\n")
         return EXIT_OK
     if argv[:1] == ["serve"]:
-        from a2a_wsgi.cli import serve_main  # lazy: the client does not need the server
+        from a2a_wsgi._cli import serve_main  # lazy: the client does not need the server
 
         return serve_main(argv[1:])
     if argv[:1] == ["db"]:
-        from a2a_wsgi.db_cli import db_main  # lazy, like serve
+        from a2a_wsgi._db_cli import db_main  # lazy, like serve
 
         return db_main(argv[1:])
     if argv[:1] == ["inspect"]:
-        from .inspect import main as inspect_main  # lazy: it serves a page
+        from ._inspect import main as inspect_main  # lazy: it serves a page
 
         return inspect_main(argv[1:])
     from ._cli_commands import run  # lazy: the client's modules, only for its commands

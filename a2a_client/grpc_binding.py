@@ -1,7 +1,7 @@
 """A2A 1.0 over gRPC for the client: the same operations, models and errors (``grpc`` extra).
 
-:class:`GrpcChannel` is the third binding beside :class:`~a2a_client.rpc.RPCChannel` and
-:class:`~a2a_client.rest.RestChannel`: a request model is encoded into the 1.0 params the
+:class:`GrpcChannel` is the third binding beside :class:`~a2a_client._rpc.RPCChannel` and
+:class:`~a2a_client._rest.RestChannel`: a request model is encoded into the 1.0 params the
 other bindings send, and those become the rpc's request message (ProtoJSON is the 1.0 JSON
 shape, :mod:`a2a_core._grpc`); the response message is read back into the operation's
 result model by the same codec. Streams are server-streaming rpcs
@@ -9,10 +9,10 @@ result model by the same codec. Streams are server-streaming rpcs
 
 Errors: a status whose ``grpc-status-details-bin`` names an A2A reason raises that
 :class:`~a2a_core.errors.RPCError` class, as over JSON-RPC and HTTP+JSON; UNAUTHENTICATED
-and PERMISSION_DENIED raise :class:`~a2a_client.errors.HTTPStatusError` 401 and 403 (what
+and PERMISSION_DENIED raise :class:`~a2a_client._errors.HTTPStatusError` 401 and 403 (what
 the HTTP bindings raise for a refused credential), UNAVAILABLE a
-:class:`~a2a_client.errors.ConnectError`, DEADLINE_EXCEEDED a
-:class:`~a2a_client.errors.ReadTimeout`; any other status a :class:`GrpcStatusError`.
+:class:`~a2a_client._errors.ConnectError`, DEADLINE_EXCEEDED a
+:class:`~a2a_client._errors.ReadTimeout`; any other status a :class:`GrpcStatusError`.
 
 Interface URLs: ``host:port``, ``grpc://host:port`` and ``http://host:port`` are spoken
 in cleartext (h2c); ``grpcs://`` and ``https://`` over TLS (:func:`grpc_target`). Which
@@ -47,10 +47,10 @@ from a2a_core.models import StreamEvent, SubscribeToTaskRequest, Task, TaskStatu
 from a2a_core.optable import AnyOperation, Operation, OperationSpec
 from a2a_core.wire import decode_result, decode_stream_event, encode_params
 
+from ._cards import Endpoint
+from ._channel import extension_headers
+from ._errors import ClientError, ConnectError, HTTPStatusError, ReadTimeout
 from ._grpc import GRPC, grpc_http_url, grpc_target, select_grpc_endpoint, speaks_grpc
-from .cards import Endpoint
-from .channel import extension_headers
-from .errors import ClientError, ConnectError, HTTPStatusError, ReadTimeout
 
 __all__ = ["GRPC", "GrpcChannel", "GrpcEventStream", "GrpcStatusError", "grpc_target",
            "select_grpc_endpoint", "speaks_grpc", "status_error"]
@@ -73,7 +73,7 @@ class GrpcStatusError(ClientError):
 class GrpcChannel:
     """Sends operations to the gRPC interface ``endpoint()`` (resolved on first use).
 
-    The same ``call`` as :class:`~a2a_client.channel.Channel`; a stream is :meth:`stream`.
+    The same ``call`` as :class:`~a2a_client._channel.Channel`; a stream is :meth:`stream`.
 
     :param auth: the client's credentials (a requests ``AuthBase``: its ``Authorization``
         header goes as ``authorization`` metadata), sent to every interface.

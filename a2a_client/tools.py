@@ -40,9 +40,9 @@ import requests
 from a2a_core.errors import RPCError
 from a2a_core.models import AgentCard, Message, Role, Task, TaskState, TextPart
 
+from ._client import A2AClient
+from ._errors import HTTPStatusError, TimeoutException
 from .auth import as_auth
-from .client import A2AClient
-from .errors import HTTPStatusError, TimeoutException
 
 __all__ = [
     "AgentDescriptor",

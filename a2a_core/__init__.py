@@ -13,8 +13,8 @@ The modules most callers need:
 - :mod:`a2a_core.wire`: the 0.3 and 1.0 codecs (``encode``, ``decode_*``)
 - :mod:`a2a_core.optable`: one entry per operation (names, routes, types, limits, needs)
 - :mod:`a2a_core.auth`: ``Principal``, ``AuthorizeOperation``, ``AuthorizationContext``
-- :mod:`a2a_core.extensions`, :mod:`a2a_core.sse`, :mod:`a2a_core.tasks`,
-  :mod:`a2a_core.versioning`, :mod:`a2a_core.signing`, :mod:`a2a_core.schemas`
+- :mod:`a2a_core.extensions`, :mod:`a2a_core._sse`, :mod:`a2a_core._tasks`,
+  :mod:`a2a_core._versioning`, :mod:`a2a_core.signing`, :mod:`a2a_core.schemas`
 """
 
 from __future__ import annotations

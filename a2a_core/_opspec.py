@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from ._versioning import V0_3
 from .auth import AuthorizeOperation
 from .errors import (
     ExtendedAgentCardNotConfiguredError,
@@ -15,7 +16,6 @@ from .errors import (
     UnsupportedOperationError,
 )
 from .models import AgentCapabilities
-from .versioning import V0_3
 from .wire import _codecs as codecs
 from .wire._limits import Limits
 

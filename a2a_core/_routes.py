@@ -1,9 +1,9 @@
 """Which path is what: the one route table of everything a server of the core answers.
 
-The table is built once from a :class:`~a2a_core.server.DispatcherConfig` and
+The table is built once from a :class:`~a2a_core._server.DispatcherConfig` and
 read for every request: a path below the mount point (WSGI ``PATH_INFO``) is
 resolved to a :class:`Route`, the kind of answer it gets. The
-:class:`~a2a_core.server.Dispatcher` answers every kind but one; a *mount*
+:class:`~a2a_core._server.Dispatcher` answers every kind but one; a *mount*
 (the inspector page of :mod:`a2a_wsgi`) is a prefix the adapter serves with an
 application of its own, so the core decides that the path is the mount's and
 the adapter only hands the request over.

@@ -14,7 +14,7 @@ import math
 import re
 from typing import NoReturn
 
-from .jsonvalue import JSONObject, JSONValue
+from ._jsonvalue import JSONObject, JSONValue
 
 __all__ = ["StrictJSONError", "strict_loads"]
 

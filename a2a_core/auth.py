@@ -82,7 +82,7 @@ class AuthorizeOperation(str, enum.Enum):
 class AuthorizationContext:
     """What the callback may look at besides the task."""
 
-    #: The merged request metadata (see :func:`a2a_core.tasks.merge_metadata`).
+    #: The merged request metadata (see :func:`a2a_core._tasks.merge_metadata`).
     metadata: Mapping[str, Any] = field(default_factory=dict)
     #: The request's params as received (wire spelling).
     params: Mapping[str, Any] = field(default_factory=dict)

@@ -21,8 +21,8 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
+from ._jsonvalue import JSONObject, JSONValue
 from .errors import ExtensionSupportRequiredError
-from .jsonvalue import JSONObject, JSONValue
 from .models import AgentCard, AgentExtension, Message, SendResult, Task
 
 __all__ = [

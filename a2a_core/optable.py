@@ -11,8 +11,8 @@ derived from the entries:
   are accepted whatever ``A2A-Version`` was negotiated: the response *shape*
   follows the negotiated version);
 * the HTTP+JSON router (:attr:`OperationTable.patterns`, read by
-  :func:`a2a_core.rest.route`) and the client's requests
-  (:func:`a2a_core.rest.request_target` reads :attr:`OperationSpec.routes`);
+  :func:`a2a_core._rest.route`) and the client's requests
+  (:func:`a2a_core._rest.request_target` reads :attr:`OperationSpec.routes`);
 * the codecs (:func:`a2a_core.wire.decode_params`, ``encode_result``,
   ``decode_result``: generic in the entry's request and result types, so the
   client's calls are typed without casts; a model with no hand-written codec gets
@@ -25,9 +25,9 @@ derived from the entries:
   the service it names, ``lf.a2a.v1.A2AService`` unless it is a deployment's own).
 
 Adding an operation is its model, one entry in :class:`Operation` below, its
-handler in :mod:`a2a_core.operations`, and the service, runtime and client methods
+handler in :mod:`a2a_core._operations`, and the service, runtime and client methods
 it needs (docs/architecture.md, "Adding an operation"); a deployment can add one of
-its own with :meth:`a2a_core.server.Dispatcher.add_operation`.
+its own with :meth:`a2a_core._server.Dispatcher.add_operation`.
 
 HTTP+JSON routes follow the proto's ``google.api.http`` paths, each also below a
 ``/{tenant}`` prefix. A pattern segment is a literal, a path variable ``{field}``

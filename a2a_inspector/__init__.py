@@ -4,8 +4,8 @@ The page is plain HTML, CSS and JavaScript modules: no build step, nothing
 from another origin, no inline script or style, so it runs under a strict
 Content-Security-Policy. It learns where the agent is from ``config.json``,
 written by whoever serves it: the app's built-in inspector
-(:mod:`a2a_wsgi.inspector`, the agent on the same origin) and ``a2a inspect``
-(:mod:`a2a_client.inspect`, any agent, through a local proxy). Both serve this
+(:mod:`a2a_wsgi._inspector`, the agent on the same origin) and ``a2a inspect``
+(:mod:`a2a_client._inspect`, any agent, through a local proxy). Both serve this
 one copy of the files, which is why it is a package of its own: the server and the client
 both build on it and on :mod:`a2a_core`, never on each other.
 

@@ -21,34 +21,34 @@ from typing import TYPE_CHECKING
 from a2a_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .agent import Agent as Agent
-    from .agent import AgentContext as AgentContext
-    from .agent import Outcome as Outcome
-    from .agent import auth_required as auth_required
-    from .agent import error as error
-    from .agent import input_required as input_required
-    from .agent import message as message
-    from .agent import reject as reject
-    from .agent import reply as reply
-    from .agent import stream as stream
-    from .agent import working as working
-    from .app import A2AApp as A2AApp
-    from .card_schema import CardSchemaError as CardSchemaError
-    from .overrides import get_agent_card as get_agent_card
-    from .overrides import get_base_url as get_base_url
-    from .overrides import get_identity as get_identity
-    from .overrides import get_metadata as get_metadata
-    from .overrides import put_base_url as put_base_url
-    from .overrides import put_identity as put_identity
-    from .overrides import put_metadata as put_metadata
+    from ._agent import Agent as Agent
+    from ._agent import AgentContext as AgentContext
+    from ._agent import Outcome as Outcome
+    from ._agent import auth_required as auth_required
+    from ._agent import error as error
+    from ._agent import input_required as input_required
+    from ._agent import message as message
+    from ._agent import reject as reject
+    from ._agent import reply as reply
+    from ._agent import stream as stream
+    from ._agent import working as working
+    from ._app import A2AApp as A2AApp
+    from ._card_schema import CardSchemaError as CardSchemaError
+    from ._overrides import get_agent_card as get_agent_card
+    from ._overrides import get_base_url as get_base_url
+    from ._overrides import get_identity as get_identity
+    from ._overrides import get_metadata as get_metadata
+    from ._overrides import put_base_url as put_base_url
+    from ._overrides import put_identity as put_identity
+    from ._overrides import put_metadata as put_metadata
+    from ._runtime import Runtime as Runtime
+    from ._serve import ServerHandle as ServerHandle
+    from ._serve import gunicorn_post_worker_init as gunicorn_post_worker_init
+    from ._serve import run_gunicorn as run_gunicorn
+    from ._serve import serve as serve
+    from ._serve import settle_gc as settle_gc
     from .push import PushSettings as PushSettings
     from .push import UrlPolicy as UrlPolicy
-    from .runtime import Runtime as Runtime
-    from .serve import ServerHandle as ServerHandle
-    from .serve import gunicorn_post_worker_init as gunicorn_post_worker_init
-    from .serve import run_gunicorn as run_gunicorn
-    from .serve import serve as serve
-    from .serve import settle_gc as settle_gc
     from .stores import MemoryTaskStore as MemoryTaskStore
     from .stores import SQLiteTaskStore as SQLiteTaskStore
     from .stores import TaskStore as TaskStore
@@ -80,7 +80,7 @@ __all__ = [
     "run_gunicorn",
     "gunicorn_post_worker_init",
     "settle_gc",
-    # per-request overrides (a2a_wsgi.overrides)
+    # per-request overrides (a2a_wsgi._overrides)
     "get_agent_card",
     "get_base_url",
     "get_identity",
@@ -94,19 +94,19 @@ __all__ = [
 _WHERE = {
     **dict.fromkeys(["Agent", "AgentContext", "Outcome", "auth_required", "error",
                      "input_required", "message", "reject", "reply", "stream", "working"],
-                    "a2a_wsgi.agent"),
-    "A2AApp": "a2a_wsgi.app",
-    "CardSchemaError": "a2a_wsgi.card_schema",
+                    "a2a_wsgi._agent"),
+    "A2AApp": "a2a_wsgi._app",
+    "CardSchemaError": "a2a_wsgi._card_schema",
     **dict.fromkeys(["get_agent_card", "get_base_url", "get_identity", "get_metadata",
-                     "put_base_url", "put_identity", "put_metadata"], "a2a_wsgi.overrides"),
+                     "put_base_url", "put_identity", "put_metadata"], "a2a_wsgi._overrides"),
     "PushSettings": "a2a_wsgi.push",
     "UrlPolicy": "a2a_wsgi.push",
-    "Runtime": "a2a_wsgi.runtime",
+    "Runtime": "a2a_wsgi._runtime",
     **dict.fromkeys(["ServerHandle", "gunicorn_post_worker_init", "run_gunicorn", "serve",
-                     "settle_gc"], "a2a_wsgi.serve"),
+                     "settle_gc"], "a2a_wsgi._serve"),
     **dict.fromkeys(["MemoryTaskStore", "SQLiteTaskStore", "TaskStore", "open_store"],
                     "a2a_wsgi.stores"),
 }
 
 if not TYPE_CHECKING:
-    __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals(), shadowed=("serve",))
+    __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

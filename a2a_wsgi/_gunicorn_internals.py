@@ -1,4 +1,4 @@
-"""Every use of gunicorn's internals, in one module: what parking (:mod:`a2a_wsgi.parking`)
+"""Every use of gunicorn's internals, in one module: what parking (:mod:`a2a_wsgi._parking`)
 needs to take a held stream's connection over from gunicorn's gevent worker.
 
 None of this is gunicorn's documented API, so pyproject bounds gunicorn above and
@@ -78,7 +78,7 @@ def gunicorn_response(environ: Mapping[str, Any], start_response: object) -> Any
 class Connection:
     """One request's connection under gunicorn's gevent worker (``response``: from
     :func:`gunicorn_response`): written through gunicorn's response until :meth:`take`,
-    then by us. (:class:`a2a_wsgi.parking.Park` is one: an object per held stream.)"""
+    then by us. (:class:`a2a_wsgi._parking.Park` is one: an object per held stream.)"""
 
     __slots__ = ("_response", "_sock", "_hold", "_chunked")
 

@@ -1,11 +1,11 @@
-"""The outcomes an agent answers with, and the helpers that build them (see :mod:`a2a_wsgi.agent`).
+"""The outcomes an agent answers with, and the helpers that build them (see :mod:`a2a_wsgi._agent`).
 
 Each outcome is a small frozen class; the runtime turns it into task
 transitions. The helpers turn terse content (strings, Parts, lists of them)
 into Parts and refuse an empty reply, which the wire forbids.
 
 These names mean only this: what the protocol core's handlers answer is another thing,
-:class:`a2a_core.operations.Result` or :class:`~a2a_core.operations.Events`.
+:class:`a2a_core._operations.Result` or :class:`~a2a_core._operations.Events`.
 """
 
 from __future__ import annotations

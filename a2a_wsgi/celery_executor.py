@@ -38,7 +38,7 @@ from celery.signals import (  # type: ignore[import-untyped,import-not-found,unu
 from .execution import QueueUnavailable, RunRef
 
 if TYPE_CHECKING:
-    from .app import A2AApp
+    from ._app import A2AApp
 
 __all__ = ["CeleryExecutor", "TASK_NAME"]
 

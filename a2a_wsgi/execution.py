@@ -5,7 +5,7 @@ runtime's thread pool (``RuntimeSettings(executor=None)``). An
 :class:`Executor` moves it elsewhere: the web tier stores the task, hands the
 executor a :class:`RunRef` (ids only: the task, its history and the call's
 metadata are in the store), and answers from the store; a worker of the queue
-calls :meth:`a2a_wsgi.runtime.Runtime.run_queued` with that ref, which claims
+calls :meth:`a2a_wsgi._runtime.Runtime.run_queued` with that ref, which claims
 the task in the store, calls ``handle_message`` and writes every update
 through the same compare-and-set path as the in-process runtime.
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from a2a_core.calls import Busy
+from a2a_core._calls import Busy
 from a2a_core.errors import InternalError
 
 __all__ = ["Executor", "QueueUnavailable", "RunRef"]

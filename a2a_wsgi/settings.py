@@ -17,24 +17,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from a2a_core.auth import AuthorizeCallback
-from a2a_core.extensions import Extension
-from a2a_core.jsonrpc import DEFAULT_MAX_DEPTH
-from a2a_core.models import AgentCard
-from a2a_core.server import (
+from a2a_core._jsonrpc import DEFAULT_MAX_DEPTH
+from a2a_core._server import (
     DEFAULT_AGENT_CARD_PATH,
     DEFAULT_BINDINGS,
     DEFAULT_MAX_PARTS,
     DEFAULT_REST_PATH,
 )
-from a2a_core.service import CallContext
+from a2a_core._service import CallContext
+from a2a_core._versioning import SUPPORTED_VERSIONS
+from a2a_core.auth import AuthorizeCallback
+from a2a_core.extensions import Extension
+from a2a_core.models import AgentCard
 from a2a_core.signing import SigningKey
-from a2a_core.versioning import SUPPORTED_VERSIONS
 
-from .auth.wsgi import AuthOption
+from ._runtime._settings import RuntimeSettings, StreamSettings, check_positive
+from ._store_choice import StoreSpec
+from .auth._wsgi import AuthOption
 from .push import PushSettings
-from .runtime._settings import RuntimeSettings, StreamSettings, check_positive
-from .store_choice import StoreSpec
 
 __all__ = [
     "AppSettings",
@@ -95,7 +95,7 @@ class ProtocolSettings:
     #: ``(operation, task, context) -> allow?`` for every task a call names.
     authorize_task: AuthorizeCallback | None = None
     #: Serve the A2A dev-1.1 task generations (a preview, off by default) to 1.0 requests
-    #: that negotiate the extension a2a_core.generations.GENERATIONS_EXTENSION_URI.
+    #: that negotiate the extension a2a_core._generations.GENERATIONS_EXTENSION_URI.
     preview_generations: bool = False
     #: The gRPC interface the card lists (``host:port``, ``grpcs://host:port``), served by
     #: another process (``a2a serve --grpc``, docs/grpc.md); None: $A2A_GRPC_URL, else none.
@@ -117,7 +117,7 @@ class LimitSettings:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_json_depth: int = DEFAULT_MAX_DEPTH
     max_parts: int = DEFAULT_MAX_PARTS
-    #: Open streams per process; None: sized for the server (:mod:`a2a_wsgi.admission`).
+    #: Open streams per process; None: sized for the server (:mod:`a2a_wsgi._admission`).
     max_streams: int | None = None
 
     def __post_init__(self) -> None:
@@ -128,7 +128,7 @@ class LimitSettings:
 
 @dataclass(frozen=True, kw_only=True)
 class AppSettings:
-    """Everything an :class:`~a2a_wsgi.app.A2AApp` was given (its keywords and groups;
+    """Everything an :class:`~a2a_wsgi._app.A2AApp` was given (its keywords and groups;
     the defaults are the keywords' own)."""
 
     #: Public URL the card advertises; None: the request's, for a trusted Host.

@@ -50,7 +50,7 @@ def make_store(kind: str, path: str, url: str, schema: str) -> TaskStore:
     if kind == "sqlite":
         return SQLiteTaskStore(path)
     if kind == "postgres":
-        from a2a_wsgi.stores.postgres import PostgresTaskStore
+        from a2a_wsgi.stores._postgres import PostgresTaskStore
 
         return PostgresTaskStore(url, schema=schema)
     return MemoryTaskStore()

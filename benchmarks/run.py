@@ -10,7 +10,7 @@ on, and the server order rotates between rounds, so a burst of noise from
 elsewhere on the machine lands on all of them alike):
 
 * ``ours``   benchmarks/apps/ours.py (the examples/echo.py agent) served by ``a2a serve``
-             itself, so with its settings (a2a_wsgi.serve.gunicorn_settings) for the worker
+             itself, so with its settings (a2a_wsgi._serve.gunicorn_settings) for the worker
              class ``--worker-class`` names (default: ``a2a serve``'s, gevent when installed);
 * ``sdk``    the official a2a-sdk, same agent, on uvicorn (uvloop + httptools), from
              benchmarks/.venv-sdk (see README.md for how to create it);
@@ -90,7 +90,7 @@ def free_port() -> int:
 def default_worker_class() -> str:
     """The worker class ``a2a serve`` picks by default here (gevent when it is installed)."""
     sys.path.insert(0, str(ROOT))
-    from a2a_wsgi.serve import default_worker_class as chosen
+    from a2a_wsgi._serve import default_worker_class as chosen
 
     return chosen()
 
@@ -98,7 +98,7 @@ def default_worker_class() -> str:
 def serve_settings(worker_class: str, workers: int) -> dict[str, object]:
     """The gunicorn settings ``a2a serve -k worker_class -w workers`` runs with."""
     sys.path.insert(0, str(ROOT))
-    from a2a_wsgi.serve import gunicorn_settings
+    from a2a_wsgi._serve import gunicorn_settings
 
     return gunicorn_settings(worker_class, workers=workers)
 
@@ -111,7 +111,7 @@ def gunicorn_argv(target: str, port: int, workers: int,
     production; the process keeps its pid, so the process group is still ours.
     """
     chosen = worker_class or default_worker_class()
-    return [sys.executable, "-m", "a2a_wsgi.cli", "serve", target,
+    return [sys.executable, "-m", "a2a_wsgi._cli", "serve", target,
             "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
             "--worker-class", chosen, "--log-level", "warning"]
 

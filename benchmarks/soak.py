@@ -82,7 +82,7 @@ def start_server(port: int, workdir: Path, extra: list[str],
         trace.mkdir(parents=True, exist_ok=True)
         env.update(PYTHONPATH=f"{ROOT / 'benchmarks' / 'memtrace'}{os.pathsep}{ROOT}",
                    A2A_SOAK_TRACEMALLOC=str(trace.resolve()))
-    argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", "examples.echo:app",
+    argv = [sys.executable, "-m", "a2a_wsgi._cli", "serve", "examples.echo:app",
             "--workers", "2", "--bind", f"127.0.0.1:{port}", "--log-level", "warning", *extra]
     log = open(workdir / "server.log", "wb")  # noqa: SIM115  (closed with the process)
     return subprocess.Popen(argv, cwd=workdir, env=env, stdout=log, stderr=subprocess.STDOUT,

@@ -7,7 +7,7 @@
 Three servers, one worker each:
 
 * ``ours-gevent``   benchmarks/apps/ours.py under ``a2a serve -k gevent`` (so exactly
-                    ``a2a_wsgi.serve.gunicorn_settings("gevent")``);
+                    ``a2a_wsgi._serve.gunicorn_settings("gevent")``);
 * ``ours-gthread``  the same under ``a2a serve -k gthread`` (16 threads);
 * ``sdk``           the official a2a-sdk on uvicorn, as in run.py.
 
@@ -1203,7 +1203,7 @@ def main(argv: list[str] | None = None) -> int:
     phases = [p for p in args.phases.split(",") if p]
     preflight(names, phases)
     limit = raise_nofile()
-    from a2a_wsgi.serve import default_worker_class
+    from a2a_wsgi._serve import default_worker_class
 
     default = default_worker_class()
     print(f"cores={os.cpu_count()} load={os.getloadavg()[0]:.2f} nofile={limit} "

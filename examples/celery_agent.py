@@ -37,7 +37,7 @@ from celery import Celery
 
 from a2a_core.models import AgentSkill, Message, TaskState, TextPart
 from a2a_wsgi import A2AApp, Agent, AgentContext, input_required, reply, stream, working
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
 from a2a_wsgi.celery_executor import CeleryExecutor
 from a2a_wsgi.push import PushSettings, UrlPolicy
 from a2a_wsgi.settings import RuntimeSettings

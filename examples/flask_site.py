@@ -21,8 +21,8 @@ from flask_login import LoginManager, UserMixin, current_user, login_user
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from werkzeug.security import check_password_hash, generate_password_hash
 
+from a2a_core._service import CallContext
 from a2a_core.models import AgentCard
-from a2a_core.service import CallContext
 from a2a_wsgi import A2AApp
 from a2a_wsgi.auth import BearerAuthenticator
 from a2a_wsgi.frameworks.flask import mount

@@ -17,7 +17,7 @@ import sys
 
 from a2a_core.models import AgentSkill, Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
 from a2a_wsgi.push import PushSettings, PushSigner, UrlPolicy
 
 

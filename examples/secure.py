@@ -27,11 +27,11 @@ import logging
 import os
 import sys
 
+from a2a_core._service import CallContext
 from a2a_core.models import AgentCard, AgentSkill, Message
-from a2a_core.service import CallContext
 from a2a_core.signing import SigningKey
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
 from a2a_wsgi.auth import BearerAuthenticator
 from a2a_wsgi.settings import CardSettings
 

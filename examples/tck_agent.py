@@ -52,6 +52,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 
+from a2a_core._service import CallContext
 from a2a_core.extensions import TimestampExtension
 from a2a_core.models import (
     AgentCard,
@@ -62,7 +63,6 @@ from a2a_core.models import (
     TaskState,
     TextPart,
 )
-from a2a_core.service import CallContext
 from a2a_wsgi import (
     A2AApp,
     Agent,
@@ -73,7 +73,7 @@ from a2a_wsgi import (
     serve,
     working,
 )
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
 from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator
 from a2a_wsgi.push import PushSettings, UrlPolicy
 from a2a_wsgi.settings import CardSettings, ProtocolSettings

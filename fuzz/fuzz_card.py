@@ -11,9 +11,9 @@ from __future__ import annotations
 from _harness import fuzz, instrumented
 
 with instrumented(__name__ == "__main__"):
+    from a2a_core._jsonrpc import DEFAULT_MAX_DEPTH
     from a2a_core._strict_json import StrictJSONError, strict_loads
     from a2a_core.errors import InvalidParamsError
-    from a2a_core.jsonrpc import DEFAULT_MAX_DEPTH
     from a2a_core.models import AgentCard
     from a2a_core.schemas import check_card
     from a2a_core.wire import decode

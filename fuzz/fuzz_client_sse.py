@@ -1,5 +1,5 @@
 """The client's stream reader: bytes from the wire, cut into reads where the input says,
-through :class:`~a2a_client.streams.EventStream` (the SSE decoder, the event's JSON, the
+through :class:`~a2a_client._streams.EventStream` (the SSE decoder, the event's JSON, the
 JSON-RPC or HTTP+JSON stream event decoder, ids and generations) to the typed events.
 
 The first byte chooses the binding (even: JSON-RPC, odd: HTTP+JSON) and the size of the
@@ -21,10 +21,10 @@ from _harness import fuzz, instrumented
 from requests.structures import CaseInsensitiveDict
 
 with instrumented(__name__ == "__main__"):
-    from a2a_client.rest import rest_stream_event
-    from a2a_client.rpc import stream_event
-    from a2a_client.streams import EventStream
-    from a2a_client.transport import Reply
+    from a2a_client._rest import rest_stream_event
+    from a2a_client._rpc import stream_event
+    from a2a_client._streams import EventStream
+    from a2a_client._transport import Reply
     from a2a_core.errors import A2AError
 
 MAX_EVENT = 4096

@@ -14,9 +14,9 @@ from __future__ import annotations
 from _harness import fuzz, instrumented
 
 with instrumented(__name__ == "__main__"):
+    from a2a_core._versioning import negotiate_version, normalize_version
     from a2a_core.errors import RPCError
     from a2a_core.extensions import format_extensions_header, parse_extensions_header
-    from a2a_core.versioning import negotiate_version, normalize_version
 
 SUPPORTED = (("0.3", "1.0"), ("1.0",), ("0.3",))
 

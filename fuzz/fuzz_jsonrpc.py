@@ -13,8 +13,8 @@ from _harness import fuzz, instrumented
 
 with instrumented(__name__ == "__main__"):
     from a2a_core import wire
+    from a2a_core._jsonrpc import parse_request, parse_response
     from a2a_core.errors import A2AError, RPCError
-    from a2a_core.jsonrpc import parse_request, parse_response
     from a2a_core.optable import OPERATIONS
 
 VERSIONS = ("0.3", "1.0")

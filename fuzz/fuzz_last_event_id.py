@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from _harness import fuzz, instrument_module
 
-from a2a_wsgi.runtime import _subscriptions
-from a2a_wsgi.runtime._subscriptions import parse_seq
+from a2a_wsgi._runtime import _subscriptions
+from a2a_wsgi._runtime._subscriptions import parse_seq
 
 instrument_module(__name__ == "__main__", _subscriptions)
 

@@ -5,7 +5,7 @@ The input's first line is the URL; each further line is an address the (stand-in
 resolver answers for its host; with none, the resolver finds nothing. Two policies judge
 it: the default (public hosts only) and the one allowing loopback.
 
-Documented errors: :class:`~a2a_wsgi.push.ssrf.UnsafeURLError` (and
+Documented errors: :class:`~a2a_wsgi.push._ssrf.UnsafeURLError` (and
 UnresolvableHostError).
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from _harness import fuzz, instrument_module
 
-from a2a_wsgi.push import ssrf
-from a2a_wsgi.push.ssrf import UnsafeURLError, UrlPolicy
+from a2a_wsgi.push import _ssrf as ssrf
+from a2a_wsgi.push._ssrf import UnsafeURLError, UrlPolicy
 
 instrument_module(__name__ == "__main__", ssrf)
 

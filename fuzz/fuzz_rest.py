@@ -7,7 +7,7 @@ The input is ``METHOD PATH[?QUERY]`` on the first line, an optional ``Content-Ty
 the second, then the body (any bytes) after a blank line; anything else is read as a body
 POSTed to ``/message:send``.
 
-Documented errors: none from :func:`~a2a_core.rest.route` (it returns a RestError);
+Documented errors: none from :func:`~a2a_core._rest.route` (it returns a RestError);
 :class:`~a2a_core.errors.RPCError` from the params decoder; none from ``decode_status``
 (None or an error object) and from ``answer_media_type``.
 """
@@ -20,9 +20,9 @@ from _harness import fuzz, instrumented
 
 with instrumented(__name__ == "__main__"):
     from a2a_core import wire
+    from a2a_core._rest import RestCall, decode_status, parse_json, route
+    from a2a_core._rest._status import answer_media_type
     from a2a_core.errors import RPCError
-    from a2a_core.rest import RestCall, decode_status, parse_json, route
-    from a2a_core.rest._status import answer_media_type
 
 
 def split(data: bytes) -> tuple[str, str, dict[str, str], str | None, bytes]:

@@ -23,7 +23,7 @@ It reads the descriptor set generated from the unmodified proto
   page lengths), so that a request valid here is one the server accepts;
 * answers: 200 with the response message (``text/event-stream`` of ``StreamResponse`` for
   the streaming methods), and the errors the binding sends as ``google.rpc.Status`` bodies
-  (docs/serving.md; a2a_core/rest/_status.py).
+  (docs/serving.md; a2a_core/_rest/_status.py).
 
 The same inputs always write the same bytes; tests/openapi/test_openapi_document.py checks the
 shipped file against this script, the proto's annotations and the routes served.
@@ -59,7 +59,7 @@ _WS = r"[\s\x1c-\x1f]"
 #: A tenant the server accepts (a2a_core.wire._limits): not empty, ``.`` or ``..`` once
 #: stripped of white space.
 NOT_BLANK_TENANT = rf"(?!{_WS}*\.{{0,2}}{_WS}*$)"
-#: A path segment the router binds to a variable (a2a_core/rest/_routes.py): no ``/``,
+#: A path segment the router binds to a variable (a2a_core/_rest/_routes.py): no ``/``,
 #: not ``.`` or ``..`` (a client removes those), not ending in a custom method.
 NOT_VERB = r"(?!.*:(cancel|subscribe)$)"
 SEGMENT = rf"(?!\.{{1,2}}$){NOT_VERB}[^/]+"
@@ -102,7 +102,7 @@ def _caps() -> dict[tuple[str, str], Schema]:
         **{(message, "tenant"): tenant for message in TENANT_MESSAGES},
         ("TaskPushNotificationConfig", "url"): {"maxLength": c.MAX_URI_LENGTH, "format": "uri"},
         ("TaskPushNotificationConfig", "token"): {"maxLength": c.MAX_SECRET_LENGTH},
-        # (a2a_wsgi.push.settings: an HTTP token; credentials not blank, no control character)
+        # (a2a_wsgi.push._settings: an HTTP token; credentials not blank, no control character)
         ("AuthenticationInfo", "scheme"): {"maxLength": c.MAX_IDENTIFIER_LENGTH,
                                            "pattern": r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"},
         ("AuthenticationInfo", "credentials"): {
@@ -366,7 +366,7 @@ def _status_schema() -> Schema:
     }
 
 
-#: The errors every route may answer, as the binding sends them (a2a_core/rest/_status.py):
+#: The errors every route may answer, as the binding sends them (a2a_core/_rest/_status.py):
 #: 400 a request it cannot read or a refused value, 404 no such task or route, 405 another
 #: method at this path, 409 a task not cancelable, 413 a body past the limit, 415 a form
 #: content type, 500 an agent's failure.

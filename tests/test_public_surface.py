@@ -114,8 +114,8 @@ def test_the_scan_finds_the_imports_the_docs_show() -> None:
     assert ("a2a_core.errors", ("TaskNotFoundError",)) in doc_imports(ROOT / "docs" / "client.md")
     assert ("a2a_wsgi.grpc", ()) in doc_imports(ROOT / "docs" / "grpc.md")
     assert ("a2a_wsgi.gunicorn_config", ()) in readme
-    fragment = "from a2a_wsgi.app import A2AApp\nwith x as y: …\n"
-    assert _block_imports(fragment) == [("a2a_wsgi.app", ("A2AApp",))]
+    fragment = "from a2a_wsgi._app import A2AApp\nwith x as y: …\n"
+    assert _block_imports(fragment) == [("a2a_wsgi._app", ("A2AApp",))]
 
 
 def test_api_md_lists_the_public_modules() -> None:
@@ -205,8 +205,6 @@ def _modules() -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="the rename to private names lands after the merge "
-                   "(/work/wt/rename_private.py); it removes this mark")
 def test_every_other_module_is_private_by_name() -> None:
     public_or_inside = [m for m in _modules() if m not in PUBLIC
                         and not any(part.startswith("_") for part in m.split("."))]

@@ -21,16 +21,16 @@ def test_mypy_strict_is_clean(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 _SEAM = '''
-from a2a_core.service import A2AService
-from a2a_wsgi.runtime import Runtime
+from a2a_core._service import A2AService
+from a2a_wsgi._runtime import Runtime
 
 def service(runtime: Runtime) -> A2AService:
     return runtime
 '''
 
 _BROKEN_SEAM = '''
-from a2a_core.service import A2AService
-from a2a_wsgi.runtime import Runtime
+from a2a_core._service import A2AService
+from a2a_wsgi._runtime import Runtime
 
 class Renamed(Runtime):
     get_task = None  # type: ignore[assignment]
@@ -68,8 +68,8 @@ def test_no_module_casts_to_a_protocol() -> None:
 
 
 #: The modules between the packages, where pyproject.toml forbids an explicit ``Any``.
-SEAMS = ("a2a_core.service", "a2a_core.operations", "a2a_wsgi.stores.base",
-         "a2a_wsgi.runtime._service")
+SEAMS = ("a2a_core._service", "a2a_core._operations", "a2a_wsgi.stores._base",
+         "a2a_wsgi._runtime._service")
 
 _ANY_SIGNATURE = """from typing import Any
 
@@ -105,7 +105,7 @@ def test_agent_outcomes_are_a_closed_exported_union() -> None:
     import typing
 
     import a2a_wsgi
-    from a2a_wsgi import agent
+    from a2a_wsgi import _agent as agent
 
     built = {type(helper("x")) for helper in (
         agent.reply, agent.input_required, agent.auth_required, agent.error, agent.reject,
@@ -116,7 +116,7 @@ def test_agent_outcomes_are_a_closed_exported_union() -> None:
         agent.as_outcome(object())
 
 
-#: JSON in the core is typed (a2a_core.jsonvalue); Any is left for key objects of
+#: JSON in the core is typed (a2a_core._jsonvalue); Any is left for key objects of
 #: ``cryptography``, constructor keyword bags and the like. The official SDK has ~12.4.
 _CORE_ANY_PER_KLOC = 12
 

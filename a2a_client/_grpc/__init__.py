@@ -1,6 +1,6 @@
 """The gRPC binding's card side, without grpcio: which interface, at which target.
 
-:mod:`a2a_client.bindings` can ask these whatever is installed; speaking the binding needs
+:mod:`a2a_client._bindings` can ask these whatever is installed; speaking the binding needs
 the ``grpc`` extra (:mod:`a2a_client.grpc_binding`).
 """
 
@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from a2a_core.models import AgentCard, AgentInterface
 
-from ..cards import Endpoint
+from .._cards import Endpoint
 
 __all__ = ["GRPC", "grpc_http_url", "grpc_target", "select_grpc_endpoint", "speaks_grpc"]
 

@@ -1,13 +1,13 @@
 """The gRPC binding as one of :class:`~a2a_client.A2AClient`'s channels (``grpc`` extra).
 
-:class:`GrpcBinding` is a :class:`~a2a_client.channel.Channel` around a
+:class:`GrpcBinding` is a :class:`~a2a_client._channel.Channel` around a
 :class:`~a2a_client.grpc_binding.GrpcChannel`, so the client calls it as it calls the
 JSON-RPC and HTTP+JSON ones. A stream is a :class:`GrpcReply`: the server-streaming rpc
-read as the SSE reply an :class:`~a2a_client.streams.EventStream` reads, each
+read as the SSE reply an :class:`~a2a_client._streams.EventStream` reads, each
 ``StreamResponse`` one event (its 1.0 JSON, what HTTP+JSON's events carry), so a gRPC
 stream resubscribes, falls back to GetTask, checks generations and is aborted by a
 waiter exactly as the HTTP ones are. A dropped connection (UNAVAILABLE) is a
-:class:`~a2a_client.errors.ConnectError` there, which the stream resumes from.
+:class:`~a2a_client._errors.ConnectError` there, which the stream resumes from.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from google.protobuf.message import Message
 
 from a2a_core._grpc import result_value
 
-from ..cards import Endpoint
-from ..channel import Channel
+from .._cards import Endpoint
+from .._channel import Channel
+from .._transport import Reply, Timeout, Transport, origin
 from ..grpc_binding import GrpcChannel, status_error
-from ..transport import Reply, Timeout, Transport, origin
 
 __all__ = ["GrpcBinding", "GrpcReply"]
 

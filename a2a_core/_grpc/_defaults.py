@@ -9,7 +9,7 @@ that is absent stays absent (that is a real omission).
 
 from __future__ import annotations
 
-from ..jsonvalue import JSONValue
+from .._jsonvalue import JSONValue
 from ..schemas._proto import ProtoMessage, proto_messages
 
 __all__ = ["with_required_defaults"]

@@ -8,7 +8,7 @@ difference. Two things ProtoJSON changes on the way: ``Struct`` numbers are doub
 (``1`` arrives as ``1.0``), and zero values of plain proto3 fields are left out.
 
 Errors travel as the gRPC status code of the spec's table
-(:data:`a2a_core.rest.GRPC_STATUS`, but for :data:`GRPC_ONLY_STATUS`) with a
+(:data:`a2a_core._rest.GRPC_STATUS`, but for :data:`GRPC_ONLY_STATUS`) with a
 ``google.rpc.Status`` in the
 ``grpc-status-details-bin`` trailer whose details are the ErrorInfo (and BadRequest) the
 other bindings send; a client reads the typed error back by the ErrorInfo reason.
@@ -21,6 +21,9 @@ from collections.abc import Mapping
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 
+from .._jsonvalue import JSONObject, JSONValue
+from .._rest import decode_status, encode_status
+from .._versioning import V1_0
 from ..errors import (
     InternalError,
     InvalidAgentResponseError,
@@ -28,10 +31,7 @@ from ..errors import (
     RPCError,
     VersionNotSupportedError,
 )
-from ..jsonvalue import JSONObject, JSONValue
 from ..models import StreamEvent
-from ..rest import decode_status, encode_status
-from ..versioning import V1_0
 from ..wire import encode_stream_event
 from ._defaults import with_required_defaults
 from ._fromjson import GiveUp, parse
@@ -50,7 +50,7 @@ __all__ = [
 
 _STATUS = "google.rpc.Status"
 
-#: Where a gRPC call's code is not the one :data:`a2a_core.rest.GRPC_STATUS` names.
+#: Where a gRPC call's code is not the one :data:`a2a_core._rest.GRPC_STATUS` names.
 #: A version the server does not speak is UNIMPLEMENTED, as the 1.0.0 table and the 1.0
 #: conformance kit (GRPC-ERR-002) have it: the rpc is not implemented in that version,
 #: and no change of state makes it so, which is what FAILED_PRECONDITION (the 1.0.1

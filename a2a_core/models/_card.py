@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import field
 
-from ..jsonvalue import JSONValue
+from .._jsonvalue import JSONValue
 from ._base import _freeze_requirements, _model
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from ..jsonvalue import JSONValue
+from .._jsonvalue import JSONValue
 from ._base import TaskState, _model
 from ._content import Message, Task
 from ._push import PushNotificationConfig, TaskPushNotificationConfig

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..jsonvalue import JSONValue
-from ..wire.card import card_shape
+from .._jsonvalue import JSONValue
+from ..wire._card import card_shape
 from ._check import SchemaFinding, check, definition_names
 from ._proto import ProtoField, ProtoMessage, proto_messages
 from ._resources import PROTO_1_0, SCHEMA_0_3, SCHEMA_1_0, load_json, load_text

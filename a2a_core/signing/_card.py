@@ -34,8 +34,8 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..jsonvalue import JSONObject, JSONValue
-from ..wire.card import encode_card
+from .._jsonvalue import JSONObject, JSONValue
+from ..wire._card import encode_card
 from ._card_view import _WRAPPERS, decode, drop_empty, from_legacy, signed_content, spec_content
 from ._errors import (
     CanonicalizationError,

@@ -12,7 +12,7 @@ differently). It does what the official SDKs do:
    ``securityRequirements``, a ``type``d scheme becomes its 1.0 wrapper), and
    drop ``signatures``;
 2. read the result as a 1.0 ``AgentCard`` and write it back in the 1.0 shape:
-   our card codec (:mod:`a2a_core.wire.card`) does both, and only the members
+   our card codec (:mod:`a2a_core.wire._card`) does both, and only the members
    the document had are kept (the codec's defaults are not content); numbers
    (extension ``params``) are doubles, as in a proto ``Struct``;
 3. drop empty strings, lists, objects and nulls, recursively.
@@ -27,13 +27,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
+from .._jsonvalue import JSONObject, JSONValue
 from ..errors import InvalidParamsError
-from ..jsonvalue import JSONObject, JSONValue
 from ..models import AgentCard
+from ..wire._card import decode_card, encode_card
 from ..wire._card_shapes import SCHEME_KINDS
 from ..wire._common import join
 from ..wire._fields import snake
-from ..wire.card import decode_card, encode_card
 from ._errors import CanonicalizationError
 
 __all__ = ["MAX_DEPTH", "decode", "drop_empty", "from_legacy", "signed_content", "spec_content"]

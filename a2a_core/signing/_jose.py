@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..caching import _cache_control, _max_age
+from .._caching import _cache_control, _max_age
 from ._errors import (
     InvalidSignatureError,
     MalformedSignatureError,

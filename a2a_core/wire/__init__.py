@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from .._jsonvalue import JSONObject, JSONValue
 from ..errors import InvalidAgentResponseError, InvalidParamsError, RPCError
-from ..jsonvalue import JSONObject, JSONValue
 from ..models import (
     AgentCard,
     Message,
@@ -41,13 +41,15 @@ from ..models import (
     TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
 )
-from . import _encode, v0_3, v1_0
+from . import _encode
+from . import _v0_3 as v0_3
+from . import _v1_0 as v1_0
+from ._card import decode_card, encode_card
 from ._common import MAX_PARTS, VERSIONS, check_task_id, check_version, invalid
 from ._decode import decode_stream_event as _decode_stream_event
 from ._decode_requests import DECODERS
 from ._error_decode import decode_error
 from ._limits import check_request_limits
-from .card import decode_card, encode_card
 
 if TYPE_CHECKING:
     from ..optable import OperationSpec

@@ -12,8 +12,8 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from .. import models as m
+from .._jsonvalue import JSONObject, JSONValue
 from ..errors import InvalidParamsError
-from ..jsonvalue import JSONObject, JSONValue
 from ._card_shapes import FLOW_KINDS, FLOW_URLS, SCHEME_KINDS, major_minor, set_flows, unique
 from ._common import join
 from ._fields import snake

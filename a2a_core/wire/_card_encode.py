@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..jsonvalue import JSONObject, JSONValue
+from .._jsonvalue import JSONObject, JSONValue
 from ..models import (
     AgentCapabilities,
     AgentCard,

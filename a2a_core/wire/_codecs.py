@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from ..jsonvalue import JSONValue
+from .._jsonvalue import JSONValue
 from ..models import (
     AgentCard,
     DeleteTaskPushNotificationConfigRequest,
@@ -23,12 +23,14 @@ from ..models import (
     StreamEvent,
     Task,
 )
-from . import _encode, v0_3, v1_0
+from . import _encode
+from . import _v0_3 as v0_3
+from . import _v1_0 as v1_0
+from ._card import decode_card, encode_card
 from ._common import check_version, invalid
 from ._decode import decode_stream_event
 from ._decode_requests import DECODERS, decode_delete_push_config, decode_get_push_config
 from ._derived import derived_decoder
-from .card import decode_card, encode_card
 
 __all__ = [
     "QuickDecoder",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..jsonvalue import JSONObject
+from .._jsonvalue import JSONObject
 from ..models import (
     Artifact,
     AuthenticationInfo,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from ..jsonvalue import JSONValue
+from .._jsonvalue import JSONValue
 from ..models import (
     Artifact,
     AuthenticationInfo,

@@ -24,7 +24,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import TypeVar, cast
 
-from ..jsonvalue import JSONObject, JSONValue
+from .._jsonvalue import JSONObject
 from ._common import MAX_IDENTIFIER_LENGTH, MAX_REFERENCE_TASK_IDS, invalid
 from ._fields import Fields
 

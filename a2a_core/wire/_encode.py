@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._jsonvalue import JSONObject
 from ..errors import RPCError
-from ..jsonvalue import JSONObject
 from ..models import (
     Artifact,
     CancelTaskRequest,

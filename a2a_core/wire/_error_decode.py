@@ -10,9 +10,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
+from .._jsonvalue import JSONValue
 from ..errors import InvalidAgentResponseError, RPCError, error_from_code
-from ..jsonvalue import JSONValue
-from . import v1_0
+from . import _v1_0 as v1_0
 
 __all__ = ["decode_error"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TypeVar
 
-from ..jsonvalue import JSONObject, JSONValue
+from .._jsonvalue import JSONObject, JSONValue
 from ._common import invalid, json_type, shown
 from ._json import parse_timestamp
 

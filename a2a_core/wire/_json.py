@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
 
-from ..jsonvalue import JSONObject, JSONValue
+from .._jsonvalue import JSONObject, JSONValue
 from ._common import invalid, shown
 
 __all__ = [

@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..jsonvalue import JSONValue
+from .._jsonvalue import JSONValue
 from ._common import (
     MAX_AUTH_SCHEMES,
     MAX_EXTENSION_URIS,

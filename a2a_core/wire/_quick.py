@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .._jsonvalue import JSONObject, JSONValue
 from ..errors import InvalidParamsError
-from ..jsonvalue import JSONObject, JSONValue
 from ..models import Message, Role, SendMessageConfiguration, SendMessageRequest, TextPart
 from ._common import (
     MAX_HISTORY_LENGTH,

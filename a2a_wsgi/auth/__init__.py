@@ -27,26 +27,26 @@ from typing import TYPE_CHECKING
 from a2a_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .apikey import APIKeyAuthenticator as APIKeyAuthenticator
-    from .base import DEFAULT_MAX_CREDENTIAL_BYTES as DEFAULT_MAX_CREDENTIAL_BYTES
-    from .base import AllOf as AllOf
-    from .base import Authenticator as Authenticator
-    from .base import AuthPolicy as AuthPolicy
-    from .base import AuthRequest as AuthRequest
-    from .errors import AuthenticationRequiredError as AuthenticationRequiredError
-    from .errors import AuthError as AuthError
-    from .errors import InvalidCredentialsError as InvalidCredentialsError
-    from .errors import PermissionDeniedError as PermissionDeniedError
-    from .errors import UnauthenticatedError as UnauthenticatedError
-    from .errors import UnauthorizedError as UnauthorizedError
-    from .http import BasicAuthenticator as BasicAuthenticator
-    from .http import BearerAuthenticator as BearerAuthenticator
-    from .jwks import JWKSFetcher as JWKSFetcher
-    from .jwt import JWTBearerAuthenticator as JWTBearerAuthenticator
-    from .jwt import JWTVerifier as JWTVerifier
-    from .mtls import MutualTLSAuthenticator as MutualTLSAuthenticator
-    from .oauth2 import OAuth2Authenticator as OAuth2Authenticator
-    from .oauth2 import OpenIDConnectAuthenticator as OpenIDConnectAuthenticator
+    from ._apikey import APIKeyAuthenticator as APIKeyAuthenticator
+    from ._base import DEFAULT_MAX_CREDENTIAL_BYTES as DEFAULT_MAX_CREDENTIAL_BYTES
+    from ._base import AllOf as AllOf
+    from ._base import Authenticator as Authenticator
+    from ._base import AuthPolicy as AuthPolicy
+    from ._base import AuthRequest as AuthRequest
+    from ._errors import AuthenticationRequiredError as AuthenticationRequiredError
+    from ._errors import AuthError as AuthError
+    from ._errors import InvalidCredentialsError as InvalidCredentialsError
+    from ._errors import PermissionDeniedError as PermissionDeniedError
+    from ._errors import UnauthenticatedError as UnauthenticatedError
+    from ._errors import UnauthorizedError as UnauthorizedError
+    from ._http import BasicAuthenticator as BasicAuthenticator
+    from ._http import BearerAuthenticator as BearerAuthenticator
+    from ._jwks import JWKSFetcher as JWKSFetcher
+    from ._jwt import JWTBearerAuthenticator as JWTBearerAuthenticator
+    from ._jwt import JWTVerifier as JWTVerifier
+    from ._mtls import MutualTLSAuthenticator as MutualTLSAuthenticator
+    from ._oauth2 import OAuth2Authenticator as OAuth2Authenticator
+    from ._oauth2 import OpenIDConnectAuthenticator as OpenIDConnectAuthenticator
 
 __all__ = [
     "APIKeyAuthenticator",
@@ -73,26 +73,26 @@ __all__ = [
 
 #: Where each name lives (imported on first use, :mod:`a2a_core._lazy`).
 _WHERE = {
-    "APIKeyAuthenticator": "a2a_wsgi.auth.apikey",
-    "DEFAULT_MAX_CREDENTIAL_BYTES": "a2a_wsgi.auth.base",
-    "AllOf": "a2a_wsgi.auth.base",
-    "Authenticator": "a2a_wsgi.auth.base",
-    "AuthPolicy": "a2a_wsgi.auth.base",
-    "AuthRequest": "a2a_wsgi.auth.base",
-    "AuthenticationRequiredError": "a2a_wsgi.auth.errors",
-    "AuthError": "a2a_wsgi.auth.errors",
-    "InvalidCredentialsError": "a2a_wsgi.auth.errors",
-    "PermissionDeniedError": "a2a_wsgi.auth.errors",
-    "UnauthenticatedError": "a2a_wsgi.auth.errors",
-    "UnauthorizedError": "a2a_wsgi.auth.errors",
-    "BasicAuthenticator": "a2a_wsgi.auth.http",
-    "BearerAuthenticator": "a2a_wsgi.auth.http",
-    "JWKSFetcher": "a2a_wsgi.auth.jwks",
-    "JWTBearerAuthenticator": "a2a_wsgi.auth.jwt",
-    "JWTVerifier": "a2a_wsgi.auth.jwt",
-    "MutualTLSAuthenticator": "a2a_wsgi.auth.mtls",
-    "OAuth2Authenticator": "a2a_wsgi.auth.oauth2",
-    "OpenIDConnectAuthenticator": "a2a_wsgi.auth.oauth2",
+    "APIKeyAuthenticator": "a2a_wsgi.auth._apikey",
+    "DEFAULT_MAX_CREDENTIAL_BYTES": "a2a_wsgi.auth._base",
+    "AllOf": "a2a_wsgi.auth._base",
+    "Authenticator": "a2a_wsgi.auth._base",
+    "AuthPolicy": "a2a_wsgi.auth._base",
+    "AuthRequest": "a2a_wsgi.auth._base",
+    "AuthenticationRequiredError": "a2a_wsgi.auth._errors",
+    "AuthError": "a2a_wsgi.auth._errors",
+    "InvalidCredentialsError": "a2a_wsgi.auth._errors",
+    "PermissionDeniedError": "a2a_wsgi.auth._errors",
+    "UnauthenticatedError": "a2a_wsgi.auth._errors",
+    "UnauthorizedError": "a2a_wsgi.auth._errors",
+    "BasicAuthenticator": "a2a_wsgi.auth._http",
+    "BearerAuthenticator": "a2a_wsgi.auth._http",
+    "JWKSFetcher": "a2a_wsgi.auth._jwks",
+    "JWTBearerAuthenticator": "a2a_wsgi.auth._jwt",
+    "JWTVerifier": "a2a_wsgi.auth._jwt",
+    "MutualTLSAuthenticator": "a2a_wsgi.auth._mtls",
+    "OAuth2Authenticator": "a2a_wsgi.auth._oauth2",
+    "OpenIDConnectAuthenticator": "a2a_wsgi.auth._oauth2",
 }
 
 if not TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Serving an :class:`~a2a_wsgi.app.A2AApp` from inside a host framework's router.
+"""Serving an :class:`~a2a_wsgi._app.A2AApp` from inside a host framework's router.
 
 ``a2a_wsgi.frameworks.django`` (URL patterns) and ``a2a_wsgi.frameworks.flask``
 (a ``mount()`` helper) run the agent after the host's own middleware, so the

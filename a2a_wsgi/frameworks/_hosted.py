@@ -3,7 +3,7 @@
 Both adapters build the WSGI environ the agent would have seen mounted at
 the view's prefix (the host's environ with ``SCRIPT_NAME``/``PATH_INFO``
 moved to the mount, the body stream the host left unread, and the host's
-caller recorded with :func:`~a2a_wsgi.overrides.put_identity`), then call the
+caller recorded with :func:`~a2a_wsgi._overrides.put_identity`), then call the
 app as any WSGI server would. So the card's URL, the extended card, the
 authenticators and SSE behave exactly as under plain WSGI: there is no
 second request path to keep in step.
@@ -15,19 +15,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from a2a_core._calls import Refused
+from a2a_core._http import HttpRequest
 from a2a_core.auth import Principal
-from a2a_core.calls import Refused
-from a2a_core.http import HttpRequest
 
-from ..auth.base import AuthRequest, quote_param
-from ..auth.errors import AuthenticationRequiredError, AuthError
-from ..auth.wsgi import as_policy
-from ..overrides import ENVIRON_KEY, put_identity
-from ..store_choice import MemoryStoreInManyProcessesError
-from ..wsgi_io import card_query, request_headers, respond
+from .._overrides import ENVIRON_KEY, put_identity
+from .._store_choice import MemoryStoreInManyProcessesError
+from .._wsgi_io import card_query, request_headers, respond
+from ..auth._base import AuthRequest, quote_param
+from ..auth._errors import AuthenticationRequiredError, AuthError
+from ..auth._wsgi import as_policy
 
 if TYPE_CHECKING:
-    from ..app import A2AApp
+    from .._app import A2AApp
 
 __all__ = ["HostedAnswer", "call_mounted", "check_require_login", "hosted_answer",
            "login_refusal", "mounted_environ", "refused_answer", "session_challenge", "wsgi_str"]

@@ -1,4 +1,4 @@
-"""An :class:`~a2a_wsgi.app.A2AApp` served from Django's URLconf, behind Django's middleware.
+"""An :class:`~a2a_wsgi._app.A2AApp` served from Django's URLconf, behind Django's middleware.
 
     from a2a_wsgi.frameworks.django import a2a_urls
 
@@ -50,7 +50,7 @@ from ._hosted import (
 if TYPE_CHECKING:
     from a2a_core.auth import Principal
 
-    from ..app import A2AApp
+    from .._app import A2AApp
 
 __all__ = ["IdentityHook", "LoginRequired", "a2a_urls", "a2a_view", "user_identity"]
 

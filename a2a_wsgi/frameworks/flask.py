@@ -1,4 +1,4 @@
-"""An :class:`~a2a_wsgi.app.A2AApp` served from Flask routes, behind the site's login.
+"""An :class:`~a2a_wsgi._app.A2AApp` served from Flask routes, behind the site's login.
 
     from a2a_wsgi.frameworks.flask import mount
 
@@ -42,7 +42,7 @@ from ._hosted import (
 if TYPE_CHECKING:
     from a2a_core.auth import Principal
 
-    from ..app import A2AApp
+    from .._app import A2AApp
 
 __all__ = ["FlaskIdentity", "LoginRequired", "mount"]
 

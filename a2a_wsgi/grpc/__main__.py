@@ -16,9 +16,9 @@ import threading
 from collections.abc import Sequence
 from types import FrameType
 
-from ..app import A2AApp
-from ..store_choice import MemoryStoreInManyProcessesError, MissingExtraError
-from ..stores.base import StoreOpenError
+from .._app import A2AApp
+from .._store_choice import MemoryStoreInManyProcessesError, MissingExtraError
+from ..stores._base import StoreOpenError
 from ._server import DEFAULT_MAX_STREAMS, DEFAULT_MAX_WORKERS, serve_grpc
 
 

@@ -1,7 +1,7 @@
 """A gRPC stream's end as a socket the runtime can watch, so a held stream costs nothing.
 
 The runtime learns that an SSE client hung up by watching its connection's socket
-(:func:`a2a_wsgi.disconnect.watch_hangup`, one selector thread per process) and peeking
+(:func:`a2a_wsgi._disconnect.watch_hangup`, one selector thread per process) and peeking
 at it once it turns readable; a probe it cannot watch is peeked at every second instead.
 A gRPC call has no socket of its own (HTTP/2 multiplexes the calls of a connection), and
 ``context.is_active()`` can only be polled: 1,000 held streams polled once a second cost
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import grpc
 
-from ..disconnect import _Probe
+from .._disconnect import _Probe
 
 __all__ = ["CallHangup"]
 

@@ -22,11 +22,11 @@ from typing import Any
 
 import grpc
 
+from a2a_core._calls import Busy
 from a2a_core._grpc import error_status
-from a2a_core.calls import Busy
 
-from ..admission import StreamPlaces
-from ..app import A2AApp
+from .._admission import StreamPlaces
+from .._app import A2AApp
 from ._service import A2AGrpcService
 
 __all__ = ["DEFAULT_MAX_STREAMS", "DEFAULT_MAX_WORKERS", "GrpcServer", "serve_grpc"]

@@ -4,7 +4,7 @@ Every rpc of the proto's ``A2AService`` is served by the same code
 (:func:`a2a_core._grpc.grpc_methods` pairs each with its operation of the app's table; a
 deployment's own operation is served too when a proto of its own has its rpc): the request message
 becomes the 1.0 params (ProtoJSON), the call goes through the app's
-:class:`~a2a_core.calls.CallPipeline` exactly as a JSON-RPC or HTTP+JSON call does
+:class:`~a2a_core._calls.CallPipeline` exactly as a JSON-RPC or HTTP+JSON call does
 (extensions, context, capability and caller gates, stream admission, the operation), and
 the result comes back as the rpc's response message; a streaming rpc yields one
 ``StreamResponse`` per event (heartbeats are the HTTP streams' concern: gRPC keeps its
@@ -14,7 +14,7 @@ The caller is authenticated by the app's own authenticators: they read an HTTP r
 (headers, peer), so the call's metadata is handed to them as one (:func:`call_environ`:
 ``authorization`` -> ``HTTP_AUTHORIZATION``, the peer -> ``REMOTE_ADDR``).
 
-Each call is observed as an HTTP request is (:func:`~a2a_wsgi.telemetry.observe`): one
+Each call is observed as an HTTP request is (:func:`~a2a_wsgi._telemetry.observe`): one
 ``a2a_wsgi.access`` line when it is answered (a stream: when it ends), binding ``GRPC``,
 with its span and metrics; its status is the HTTP one its error has on the other bindings.
 """
@@ -28,6 +28,8 @@ from typing import Any, NoReturn, cast
 import grpc
 from google.protobuf.message import Message
 
+from a2a_core._calls import CallPipeline, Failed
+from a2a_core._closing import close
 from a2a_core._grpc import (
     GrpcMethod,
     error_status,
@@ -36,20 +38,18 @@ from a2a_core._grpc import (
     result_message,
     stream_message,
 )
-from a2a_core.calls import CallPipeline, Failed
-from a2a_core.closing import close
+from a2a_core._http import Headers, HttpRequest
+from a2a_core._observe import GRPC, UNOBSERVED, CallRecord
+from a2a_core._operations import Answer, Events
+from a2a_core._service import Heartbeat, Idle, OutboundEvent, StreamItem
+from a2a_core._versioning import V1_0, negotiate_version
 from a2a_core.errors import InternalError, RPCError
-from a2a_core.http import Headers, HttpRequest
-from a2a_core.observe import GRPC, UNOBSERVED, CallRecord
-from a2a_core.operations import Answer, Events
 from a2a_core.optable import OperationTable
-from a2a_core.service import Heartbeat, Idle, OutboundEvent, StreamItem
-from a2a_core.versioning import V1_0, negotiate_version
 
-from ..app import A2AApp
-from ..auth.wsgi import RequestGuard, as_policy
-from ..disconnect import CLIENT_GONE_KEY
-from ..telemetry import call_record, observe
+from .._app import A2AApp
+from .._disconnect import CLIENT_GONE_KEY
+from .._telemetry import call_record, observe
+from ..auth._wsgi import RequestGuard, as_policy
 from ._hangup import CallHangup
 
 __all__ = ["A2AGrpcService", "call_environ"]
@@ -200,7 +200,7 @@ class A2AGrpcService:
              context: grpc.ServicerContext, record: CallRecord,
              client_gone: Callable[[], bool] | None = None) -> Answer:
         """Authenticate, read the version and the params, then the one call sequence
-        (:meth:`~a2a_core.calls.CallPipeline.call`); a failure ends the call (:class:`_Abort`)."""
+        (:meth:`~a2a_core._calls.CallPipeline.call`); a failure ends the call (:class:`_Abort`)."""
         app = self.app
         calls: CallPipeline = app.dispatcher.calls
         identity = None

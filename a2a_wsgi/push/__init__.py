@@ -11,25 +11,25 @@ from typing import TYPE_CHECKING
 from a2a_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .delivery import AttemptResult as AttemptResult
-    from .delivery import PushDeliverer as PushDeliverer
-    from .delivery import backoff_delay as backoff_delay
-    from .planner import IDEMPOTENCY_HEADER as IDEMPOTENCY_HEADER
-    from .planner import PushPlanner as PushPlanner
-    from .planner import idempotency_key as idempotency_key
-    from .settings import REDACTED as REDACTED
-    from .settings import PushSettings as PushSettings
-    from .settings import redact as redact
-    from .signing import JWKS_PATH as JWKS_PATH
-    from .signing import SIGNATURE_HEADER as SIGNATURE_HEADER
-    from .signing import PushSigner as PushSigner
-    from .signing import SigningKey as SigningKey
-    from .ssrf import LOOPBACK_NETWORKS as LOOPBACK_NETWORKS
-    from .ssrf import Target as Target
-    from .ssrf import UnresolvableHostError as UnresolvableHostError
-    from .ssrf import UnsafeURLError as UnsafeURLError
-    from .ssrf import UrlPolicy as UrlPolicy
-    from .ssrf import address_problem as address_problem
+    from ._delivery import AttemptResult as AttemptResult
+    from ._delivery import PushDeliverer as PushDeliverer
+    from ._delivery import backoff_delay as backoff_delay
+    from ._planner import IDEMPOTENCY_HEADER as IDEMPOTENCY_HEADER
+    from ._planner import PushPlanner as PushPlanner
+    from ._planner import idempotency_key as idempotency_key
+    from ._settings import REDACTED as REDACTED
+    from ._settings import PushSettings as PushSettings
+    from ._settings import redact as redact
+    from ._signing import JWKS_PATH as JWKS_PATH
+    from ._signing import SIGNATURE_HEADER as SIGNATURE_HEADER
+    from ._signing import PushSigner as PushSigner
+    from ._signing import SigningKey as SigningKey
+    from ._ssrf import LOOPBACK_NETWORKS as LOOPBACK_NETWORKS
+    from ._ssrf import Target as Target
+    from ._ssrf import UnresolvableHostError as UnresolvableHostError
+    from ._ssrf import UnsafeURLError as UnsafeURLError
+    from ._ssrf import UrlPolicy as UrlPolicy
+    from ._ssrf import address_problem as address_problem
 
 __all__ = [
     "AttemptResult",
@@ -55,25 +55,25 @@ __all__ = [
 
 #: Where each name lives (imported on first use, :mod:`a2a_core._lazy`).
 _WHERE = {
-    "AttemptResult": "a2a_wsgi.push.delivery",
-    "PushDeliverer": "a2a_wsgi.push.delivery",
-    "backoff_delay": "a2a_wsgi.push.delivery",
-    "IDEMPOTENCY_HEADER": "a2a_wsgi.push.planner",
-    "PushPlanner": "a2a_wsgi.push.planner",
-    "idempotency_key": "a2a_wsgi.push.planner",
-    "REDACTED": "a2a_wsgi.push.settings",
-    "PushSettings": "a2a_wsgi.push.settings",
-    "redact": "a2a_wsgi.push.settings",
-    "JWKS_PATH": "a2a_wsgi.push.signing",
-    "SIGNATURE_HEADER": "a2a_wsgi.push.signing",
-    "PushSigner": "a2a_wsgi.push.signing",
-    "SigningKey": "a2a_wsgi.push.signing",
-    "LOOPBACK_NETWORKS": "a2a_wsgi.push.ssrf",
-    "Target": "a2a_wsgi.push.ssrf",
-    "UnresolvableHostError": "a2a_wsgi.push.ssrf",
-    "UnsafeURLError": "a2a_wsgi.push.ssrf",
-    "UrlPolicy": "a2a_wsgi.push.ssrf",
-    "address_problem": "a2a_wsgi.push.ssrf",
+    "AttemptResult": "a2a_wsgi.push._delivery",
+    "PushDeliverer": "a2a_wsgi.push._delivery",
+    "backoff_delay": "a2a_wsgi.push._delivery",
+    "IDEMPOTENCY_HEADER": "a2a_wsgi.push._planner",
+    "PushPlanner": "a2a_wsgi.push._planner",
+    "idempotency_key": "a2a_wsgi.push._planner",
+    "REDACTED": "a2a_wsgi.push._settings",
+    "PushSettings": "a2a_wsgi.push._settings",
+    "redact": "a2a_wsgi.push._settings",
+    "JWKS_PATH": "a2a_wsgi.push._signing",
+    "SIGNATURE_HEADER": "a2a_wsgi.push._signing",
+    "PushSigner": "a2a_wsgi.push._signing",
+    "SigningKey": "a2a_wsgi.push._signing",
+    "LOOPBACK_NETWORKS": "a2a_wsgi.push._ssrf",
+    "Target": "a2a_wsgi.push._ssrf",
+    "UnresolvableHostError": "a2a_wsgi.push._ssrf",
+    "UnsafeURLError": "a2a_wsgi.push._ssrf",
+    "UrlPolicy": "a2a_wsgi.push._ssrf",
+    "address_problem": "a2a_wsgi.push._ssrf",
 }
 
 if not TYPE_CHECKING:

@@ -14,28 +14,28 @@ from typing import TYPE_CHECKING, Any
 from a2a_core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .base import LEGACY_FINGERPRINT as LEGACY_FINGERPRINT
-    from .base import ConflictError as ConflictError
-    from .base import Delivery as Delivery
-    from .base import DuplicateMessageError as DuplicateMessageError
-    from .base import EventLog as EventLog
-    from .base import EventsExpiredError as EventsExpiredError
-    from .base import Lease as Lease
-    from .base import LeaseClaim as LeaseClaim
-    from .base import LeaseStore as LeaseStore
-    from .base import OutboxEntry as OutboxEntry
-    from .base import PushStore as PushStore
-    from .base import StoredTask as StoredTask
-    from .base import StoreOpenError as StoreOpenError
-    from .base import TaskCursor as TaskCursor
-    from .base import TaskRecords as TaskRecords
-    from .base import TaskStore as TaskStore
-    from .base import sort_key as sort_key
-    from .memory import MemoryTaskStore as MemoryTaskStore
-    from .outage import is_outage as is_outage
-    from .postgres import PostgresTaskStore as PostgresTaskStore
-    from .sqlite import SQLiteTaskStore as SQLiteTaskStore
-    from .sqlite import default_sqlite_path as default_sqlite_path
+    from ._base import LEGACY_FINGERPRINT as LEGACY_FINGERPRINT
+    from ._base import ConflictError as ConflictError
+    from ._base import Delivery as Delivery
+    from ._base import DuplicateMessageError as DuplicateMessageError
+    from ._base import EventLog as EventLog
+    from ._base import EventsExpiredError as EventsExpiredError
+    from ._base import Lease as Lease
+    from ._base import LeaseClaim as LeaseClaim
+    from ._base import LeaseStore as LeaseStore
+    from ._base import OutboxEntry as OutboxEntry
+    from ._base import PushStore as PushStore
+    from ._base import StoredTask as StoredTask
+    from ._base import StoreOpenError as StoreOpenError
+    from ._base import TaskCursor as TaskCursor
+    from ._base import TaskRecords as TaskRecords
+    from ._base import TaskStore as TaskStore
+    from ._base import sort_key as sort_key
+    from ._memory import MemoryTaskStore as MemoryTaskStore
+    from ._outage import is_outage as is_outage
+    from ._postgres import PostgresTaskStore as PostgresTaskStore
+    from ._sqlite import SQLiteTaskStore as SQLiteTaskStore
+    from ._sqlite import default_sqlite_path as default_sqlite_path
 
 __all__ = [
     "ConflictError",
@@ -75,7 +75,7 @@ def open_store(spec: TaskStore | str | None = None, **options: Any) -> TaskStore
     if spec is None:
         spec = os.environ.get("A2A_STORE") or "memory"
     if spec == "memory" or spec == "memory://":
-        from .memory import MemoryTaskStore
+        from ._memory import MemoryTaskStore
 
         return MemoryTaskStore(**options)
     if not isinstance(spec, str):
@@ -85,12 +85,12 @@ def open_store(spec: TaskStore | str | None = None, **options: Any) -> TaskStore
         raise ValueError(f"unknown task store {spec!r}: expected memory, sqlite:///… or "
                          "postgresql://…")
     if scheme == "sqlite":
-        from .sqlite import SQLiteTaskStore
+        from ._sqlite import SQLiteTaskStore
 
         path = rest[1:] if rest.startswith("/") else rest
         return SQLiteTaskStore(path or None, **options)
     if scheme in ("postgresql", "postgres"):
-        from . import postgres  # type: ignore[attr-defined,unused-ignore]
+        from . import _postgres as postgres  # type: ignore[attr-defined,unused-ignore]
 
         store: TaskStore = postgres.PostgresTaskStore(spec, **options)
         return store
@@ -98,28 +98,28 @@ def open_store(spec: TaskStore | str | None = None, **options: Any) -> TaskStore
 
 #: Where each name lives (imported on first use, :mod:`a2a_core._lazy`).
 _WHERE = {
-    "LEGACY_FINGERPRINT": "a2a_wsgi.stores.base",
-    "ConflictError": "a2a_wsgi.stores.base",
-    "Delivery": "a2a_wsgi.stores.base",
-    "DuplicateMessageError": "a2a_wsgi.stores.base",
-    "EventLog": "a2a_wsgi.stores.base",
-    "EventsExpiredError": "a2a_wsgi.stores.base",
-    "Lease": "a2a_wsgi.stores.base",
-    "LeaseClaim": "a2a_wsgi.stores.base",
-    "LeaseStore": "a2a_wsgi.stores.base",
-    "OutboxEntry": "a2a_wsgi.stores.base",
-    "PushStore": "a2a_wsgi.stores.base",
-    "StoredTask": "a2a_wsgi.stores.base",
-    "StoreOpenError": "a2a_wsgi.stores.base",
-    "TaskCursor": "a2a_wsgi.stores.base",
-    "TaskRecords": "a2a_wsgi.stores.base",
-    "TaskStore": "a2a_wsgi.stores.base",
-    "sort_key": "a2a_wsgi.stores.base",
-    "MemoryTaskStore": "a2a_wsgi.stores.memory",
-    "is_outage": "a2a_wsgi.stores.outage",
-    "SQLiteTaskStore": "a2a_wsgi.stores.sqlite",
-    "PostgresTaskStore": "a2a_wsgi.stores.postgres",  # psycopg only when it is used
-    "default_sqlite_path": "a2a_wsgi.stores.sqlite",
+    "LEGACY_FINGERPRINT": "a2a_wsgi.stores._base",
+    "ConflictError": "a2a_wsgi.stores._base",
+    "Delivery": "a2a_wsgi.stores._base",
+    "DuplicateMessageError": "a2a_wsgi.stores._base",
+    "EventLog": "a2a_wsgi.stores._base",
+    "EventsExpiredError": "a2a_wsgi.stores._base",
+    "Lease": "a2a_wsgi.stores._base",
+    "LeaseClaim": "a2a_wsgi.stores._base",
+    "LeaseStore": "a2a_wsgi.stores._base",
+    "OutboxEntry": "a2a_wsgi.stores._base",
+    "PushStore": "a2a_wsgi.stores._base",
+    "StoredTask": "a2a_wsgi.stores._base",
+    "StoreOpenError": "a2a_wsgi.stores._base",
+    "TaskCursor": "a2a_wsgi.stores._base",
+    "TaskRecords": "a2a_wsgi.stores._base",
+    "TaskStore": "a2a_wsgi.stores._base",
+    "sort_key": "a2a_wsgi.stores._base",
+    "MemoryTaskStore": "a2a_wsgi.stores._memory",
+    "is_outage": "a2a_wsgi.stores._outage",
+    "SQLiteTaskStore": "a2a_wsgi.stores._sqlite",
+    "PostgresTaskStore": "a2a_wsgi.stores._postgres",  # psycopg only when it is used
+    "default_sqlite_path": "a2a_wsgi.stores._sqlite",
 }
 
 if not TYPE_CHECKING:

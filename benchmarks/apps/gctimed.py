@@ -1,6 +1,6 @@
 """``ours.py``'s app with the garbage collector's work counted in the worker.
 
-    python -m a2a_wsgi.cli serve benchmarks.apps.gctimed:app -k gevent --bind 127.0.0.1:8000
+    python -m a2a_wsgi._cli serve benchmarks.apps.gctimed:app -k gevent --bind 127.0.0.1:8000
     curl localhost:8000/__gc              # collections, their CPU time and what they freed
     curl -X POST localhost:8000/__gc/off  # gc.disable() in the worker (POST .../on: enable)
 

@@ -1,6 +1,6 @@
 """Our server: the echo agent of ``examples/echo.py``, plus the modes the benchmarks need.
 
-    python -m a2a_wsgi.cli serve benchmarks.apps.ours:app -k gevent    # a2a serve
+    python -m a2a_wsgi._cli serve benchmarks.apps.ours:app -k gevent    # a2a serve
     python -m benchmarks.apps.ours -k gthread --bind 127.0.0.1:8000    # the same, shorter
 
 A message's first text part picks what the agent does:
@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 
 from a2a_core.models import AgentSkill, Message, TaskState, TextPart
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, stream, working
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
 
 from .stores import make_store
 
@@ -80,7 +80,7 @@ app = A2AApp(BenchEchoAgent(),
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``a2a serve benchmarks.apps.ours:app`` with these ``a2a serve`` options (``-k`` …)."""
-    from a2a_wsgi.cli import serve_main
+    from a2a_wsgi._cli import serve_main
 
     return serve_main(["benchmarks.apps.ours:app", *(sys.argv[1:] if argv is None else argv)])
 

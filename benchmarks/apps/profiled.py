@@ -1,6 +1,6 @@
 """``ours.py``'s app with a sampling profiler in the worker, for finding where time goes.
 
-    python -m a2a_wsgi.cli serve benchmarks.apps.profiled:app -k gevent --bind 127.0.0.1:8000
+    python -m a2a_wsgi._cli serve benchmarks.apps.profiled:app -k gevent --bind 127.0.0.1:8000
     curl -X POST localhost:8000/__sampler/start      # ... load ...
     curl -X POST localhost:8000/__sampler/stop       # the report, as text
 

@@ -18,7 +18,7 @@ from typing import Any
 __all__ = ["make_store", "store_available"]
 
 #: The module each durable store lives in.
-_MODULES = {"sqlite": "a2a_wsgi.stores.sqlite", "postgres": "a2a_wsgi.stores.postgres"}
+_MODULES = {"sqlite": "a2a_wsgi.stores._sqlite", "postgres": "a2a_wsgi.stores._postgres"}
 
 
 def store_available(kind: str) -> bool:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 
+from a2a_core._service import CallContext
 from a2a_core.models import AgentCard, AgentSkill
-from a2a_core.service import CallContext
 from a2a_wsgi import A2AApp
 from a2a_wsgi.auth import BearerAuthenticator
 from a2a_wsgi.settings import CardSettings

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from a2a_core.http import Headers
+from a2a_core._http import Headers
 from a2a_core.signing import SigningKey, jwks, sign_compact
 from a2a_wsgi.auth import AuthError, AuthPolicy, AuthRequest
 

@@ -24,8 +24,8 @@ import requests
 from app_auth_support import BINDINGS, Caller, WhoAgent, assert_refused, result
 from support.a2a_http import served
 
+from a2a_core._service import CallContext
 from a2a_core.models import AgentCard, AgentSkill
-from a2a_core.service import CallContext
 from a2a_core.signing import InvalidSignatureError, SigningKey, verify_card
 from a2a_wsgi import A2AApp, PushSettings
 from a2a_wsgi.auth import AuthPolicy, BearerAuthenticator

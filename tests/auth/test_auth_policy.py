@@ -11,7 +11,7 @@ from auth_support import NOW, jwt_for, request_with, self_signed
 from a2a_core.auth import Principal
 from a2a_core.models import AgentCard, AgentInterface, HTTPAuthSecurityScheme
 from a2a_core.signing import SigningKey
-from a2a_core.wire.card import encode_card
+from a2a_core.wire._card import encode_card
 from a2a_wsgi.auth import (
     AllOf,
     APIKeyAuthenticator,

@@ -41,7 +41,7 @@ from a2a_core.signing import (
     verify_card,
 )
 from a2a_core.signing._card_view import spec_content
-from a2a_core.wire.card import encode_card, encode_card_dual
+from a2a_core.wire._card import encode_card, encode_card_dual
 
 ALGS = ["ES256", "EdDSA", "RS256"]
 URL = "https://agent.example/a2a"

@@ -30,7 +30,7 @@ from a2a_core.signing import (
     UnknownKeyError,
     add_signature,
 )
-from a2a_core.wire.card import encode_card_dual
+from a2a_core.wire._card import encode_card_dual
 
 CLIENT_ID, CLIENT_SECRET = "agent-client", "c1ient:s3cret/with+odd chars"
 

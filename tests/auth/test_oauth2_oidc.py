@@ -16,7 +16,7 @@ from a2a_core.models import (
     OpenIdConnectSecurityScheme,
 )
 from a2a_core.signing import SigningKey
-from a2a_core.wire.card import encode_card_dual
+from a2a_core.wire._card import encode_card_dual
 from a2a_wsgi.auth import (
     AuthPolicy,
     InvalidCredentialsError,

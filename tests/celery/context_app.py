@@ -17,11 +17,11 @@ from celery import Celery
 from a2a_core.auth import Principal
 from a2a_core.models import Message, TaskState, TextPart
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
+from a2a_wsgi._telemetry import current_traceparent
 from a2a_wsgi.auth import BearerAuthenticator
 from a2a_wsgi.celery_executor import CeleryExecutor
 from a2a_wsgi.settings import ProtocolSettings, RuntimeSettings
-from a2a_wsgi.telemetry import current_traceparent
 
 ALICE = Principal("alice", tenant="acme", claims={"role": "reviewer"})
 

@@ -14,7 +14,7 @@ from celery import Celery
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
 from a2a_wsgi.celery_executor import CeleryExecutor
 from a2a_wsgi.settings import RuntimeSettings
 

@@ -16,7 +16,7 @@ import requests
 from celery_support import Stack, need_broker, until
 
 from a2a_client import A2AClient
-from a2a_core.generations import GENERATIONS_EXTENSION_URI
+from a2a_core._generations import GENERATIONS_EXTENSION_URI
 from a2a_core.models import Task, TaskState, TextPart
 
 pytestmark = pytest.mark.celery

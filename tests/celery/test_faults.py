@@ -17,7 +17,7 @@ from celery_support import Stack, need_broker, until
 
 from a2a_client import A2AClient
 from a2a_core.models import Task, TaskState, TextPart
-from a2a_wsgi.runtime import LOST_WORKER_REASON
+from a2a_wsgi._runtime import LOST_WORKER_REASON
 
 pytestmark = pytest.mark.celery
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from a2a_core._service import CallContext
 from a2a_core.models import (
     Message,
     Role,
@@ -26,10 +27,9 @@ from a2a_core.models import (
     TaskState,
     TextPart,
 )
-from a2a_core.service import CallContext
-from a2a_wsgi.agent import Agent, AgentContext, Outcome, reply
+from a2a_wsgi._agent import Agent, AgentContext, Outcome, reply
+from a2a_wsgi._runtime import Runtime
 from a2a_wsgi.execution import QueueUnavailable, RunRef
-from a2a_wsgi.runtime import Runtime
 from a2a_wsgi.settings import RuntimeSettings
 
 _ids = itertools.count(1)

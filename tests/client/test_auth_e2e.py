@@ -37,7 +37,7 @@ from a2a_core.signing import (
     add_signature,
     jwks,
 )
-from a2a_core.wire.card import decode_card
+from a2a_core.wire._card import decode_card
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.settings import CardSettings
 

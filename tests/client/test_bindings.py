@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from a2a_client import A2AClient
-from a2a_client.bindings import as_bindings, choose_endpoint
-from a2a_client.cards import Endpoint
+from a2a_client._bindings import as_bindings, choose_endpoint
+from a2a_client._cards import Endpoint
 from a2a_core.errors import (
     TaskNotCancelableError,
     TaskNotFoundError,

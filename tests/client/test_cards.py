@@ -10,9 +10,9 @@ from client_peers import Peer, card_v03
 from werkzeug.wrappers import Request, Response
 
 from a2a_client import A2AClient
-from a2a_client.cards import card_url_for
-from a2a_client.errors import HTTPStatusError
-from a2a_core.caching import CardCache
+from a2a_client._cards import card_url_for
+from a2a_client._errors import HTTPStatusError
+from a2a_core._caching import CardCache
 from a2a_core.errors import RemoteProtocolError
 
 

@@ -11,8 +11,8 @@ from werkzeug.wrappers import Response
 
 import a2a_core.errors as core_errors
 from a2a_client import A2AClient
-from a2a_client.cards import Endpoint, select_endpoint
-from a2a_client.errors import HTTPStatusError
+from a2a_client._cards import Endpoint, select_endpoint
+from a2a_client._errors import HTTPStatusError
 from a2a_core.errors import (
     InvalidAgentResponseError,
     RemoteProtocolError,

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from a2a_client import A2AClient
-from a2a_client.errors import WaitTimeout
-from a2a_client.polling import wait_for_task
+from a2a_client._errors import WaitTimeout
+from a2a_client._polling import wait_for_task
 from a2a_core.models import Message, Task, TaskState, TaskStatus
 
 ACTIVE = [TaskState.SUBMITTED, TaskState.WORKING, TaskState.UNKNOWN]

@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from a2a_client.cards import Endpoint, fetch_card
-from a2a_client.channel import Channel
-from a2a_client.errors import HTTPStatusError
-from a2a_client.rest import RestChannel, rest_stream_event, select_rest_endpoint
-from a2a_client.rpc import RPCChannel
-from a2a_client.streams import EventStream
-from a2a_client.transport import Transport
-from a2a_core.caching import CardCache
+from a2a_client._cards import Endpoint, fetch_card
+from a2a_client._channel import Channel
+from a2a_client._errors import HTTPStatusError
+from a2a_client._rest import RestChannel, rest_stream_event, select_rest_endpoint
+from a2a_client._rpc import RPCChannel
+from a2a_client._streams import EventStream
+from a2a_client._transport import Transport
+from a2a_core._caching import CardCache
 from a2a_core.errors import (
     InvalidParamsError,
     TaskNotCancelableError,
@@ -385,7 +385,7 @@ def test_an_answer_without_a_status_body_is_an_http_status_error(
 
 def _get_only_subscribe(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
     """POST .../t-1:subscribe is 405 (Allow: GET); GET answers one finished-task event."""
-    from a2a_core.rest import RestCall, error_response, route, sse_response
+    from a2a_core._rest import RestCall, error_response, route, sse_response
 
     routed = route(environ["REQUEST_METHOD"], environ["PATH_INFO"], {}, b"")
     if not isinstance(routed, RestCall) or environ["REQUEST_METHOD"] != "GET":

@@ -13,7 +13,7 @@ import pytest
 from client_peers import Peer, sse, sse_event, status_json, task_json
 
 from a2a_client import A2AClient
-from a2a_core.generations import GENERATIONS_EXTENSION_URI as URI
+from a2a_core._generations import GENERATIONS_EXTENSION_URI as URI
 from a2a_core.models import (
     Message,
     Task,

@@ -15,7 +15,7 @@ from support.wsgi_server import Served
 from werkzeug.wrappers import Response
 
 from a2a_client import A2AClient
-from a2a_client.errors import ReadTimeout, TransportError
+from a2a_client._errors import ReadTimeout, TransportError
 from a2a_core.errors import InternalError, UnsupportedOperationError
 from a2a_core.models import (
     Task,

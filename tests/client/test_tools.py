@@ -11,7 +11,7 @@ from client_peers import Err, Peer, card_v03, card_v10, task_json
 from support.wsgi_server import Served
 from werkzeug.wrappers import Response
 
-from a2a_client.errors import HTTPStatusError
+from a2a_client._errors import HTTPStatusError
 from a2a_client.tools import (
     TASK_INPUT_SCHEMA,
     Tool,

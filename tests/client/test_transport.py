@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from werkzeug.wrappers import Request, Response
 
 from a2a_client import A2AClient
-from a2a_client.errors import ConnectError, ReadTimeout, TimeoutException, TransportError
-from a2a_client.transport import Transport, expand_headers, origin
+from a2a_client._errors import ConnectError, ReadTimeout, TimeoutException, TransportError
+from a2a_client._transport import Transport, expand_headers, origin
 
 # -- ${VAR} expansion --------------------------------------------------------------------
 

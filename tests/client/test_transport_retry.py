@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from a2a_client.cards import Endpoint
-from a2a_client.errors import ConnectError
-from a2a_client.rpc import RPCChannel
-from a2a_client.transport import Transport
+from a2a_client._cards import Endpoint
+from a2a_client._errors import ConnectError
+from a2a_client._rpc import RPCChannel
+from a2a_client._transport import Transport
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.models import (
     CancelTaskRequest,

@@ -17,7 +17,7 @@ import pytest
 from support.wsgi_server import Served
 
 from a2a_client import A2AClient
-from a2a_client.errors import WaitTimeout
+from a2a_client._errors import WaitTimeout
 from a2a_core.models import AgentSkill, Message, Task, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.settings import CardSettings, ProtocolSettings

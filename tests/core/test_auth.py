@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from a2a_core._tasks import new_task
 from a2a_core.auth import (
     Authenticator,
     AuthorizationContext,
@@ -28,7 +29,6 @@ from a2a_core.errors import (
 )
 from a2a_core.models import Message, Role, Task, TextPart
 from a2a_core.optable import OPERATIONS, Operation
-from a2a_core.tasks import new_task
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 CTX = AuthorizationContext(metadata={"tenant": "acme"}, params={"id": "t1"}, identity="alice")

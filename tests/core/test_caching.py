@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a2a_core.caching import (
+from a2a_core._caching import (
     CARD_CACHE_CONTROL,
     CardCache,
     card_etag,

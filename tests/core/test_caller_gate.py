@@ -3,7 +3,7 @@
 What an operation needs of the caller is decided once, in the call pipeline: an anonymous
 caller of an ``authenticated`` operation gets the deployment's
 ``challenge``, after the capability gate and before the operation runs. Each binding writes
-a :class:`~a2a_core.calls.Refused` its own way, with its status and challenge headers, both
+a :class:`~a2a_core._calls.Refused` its own way, with its status and challenge headers, both
 when the gate raises it and when an adapter hands one to ``Dispatcher.refuse`` before the
 body is read. tests/auth covers the same over HTTP with each authenticator.
 """
@@ -16,13 +16,13 @@ from typing import Any, cast
 
 import pytest
 
-from a2a_core.calls import Refused
+from a2a_core._calls import Refused
+from a2a_core._http import Headers, HttpRequest, HttpResponse
+from a2a_core._server import Dispatcher, DispatcherConfig
+from a2a_core._service import A2AService, CallContext
 from a2a_core.errors import RPCError, TaskNotFoundError
-from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import AgentCapabilities, AgentCard
 from a2a_core.optable import OPERATIONS, Operation
-from a2a_core.server import Dispatcher, DispatcherConfig
-from a2a_core.service import A2AService, CallContext
 
 CHALLENGE = ("WWW-Authenticate", 'Bearer realm="a2a"')
 

@@ -32,7 +32,7 @@ from a2a_core.models import (
     OAuthFlows,
     OpenIdConnectSecurityScheme,
 )
-from a2a_core.wire.card import decode_card, encode_card, encode_card_dual
+from a2a_core.wire._card import decode_card, encode_card, encode_card_dual
 
 
 @pytest.fixture(scope="module")

@@ -16,11 +16,11 @@ import schema_oracle
 from jsonschema import ValidationError
 from test_card import full_card
 
-from a2a_core.caching import card_etag
-from a2a_core.http import Headers, HttpRequest, HttpResponse
+from a2a_core._caching import card_etag
+from a2a_core._http import Headers, HttpRequest, HttpResponse
+from a2a_core._server import Dispatcher, DispatcherConfig
+from a2a_core._service import A2AService
 from a2a_core.models import AgentCapabilities, AgentCard, AgentSkill
-from a2a_core.server import Dispatcher, DispatcherConfig
-from a2a_core.service import A2AService
 
 #: Members only 0.3 readers need (the 0.3 card's endpoint members and its security list).
 LEGACY_TOP = {"url", "preferredTransport", "protocolVersion", "additionalInterfaces",

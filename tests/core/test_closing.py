@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from a2a_core.closing import ClosingIterator
+from a2a_core._closing import ClosingIterator
 
 
 def _producer(log: list[str], name: str, items: tuple[int, ...] = (1, 2)) -> Iterator[int]:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import pytest
 
 from a2a_core import wire
+from a2a_core._jsonvalue import JSONValue
 from a2a_core.auth import AuthorizeOperation
 from a2a_core.errors import InvalidParamsError
-from a2a_core.jsonvalue import JSONValue
 from a2a_core.models import Task, TaskState, TaskStatus
 from a2a_core.optable import Limits, OperationSpec
 from a2a_core.wire._codecs import encode_model, result_decoder

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from a2a_core.idempotency import request_fingerprint
+from a2a_core._idempotency import request_fingerprint
 from a2a_core.models import (
     AuthenticationInfo,
     DataPart,

@@ -10,14 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a2a_core.errors import (
-    InvalidParamsError,
-    InvalidRequestError,
-    ParseError,
-    RemoteProtocolError,
-    RPCError,
-)
-from a2a_core.jsonrpc import (
+from a2a_core._jsonrpc import (
     DEFAULT_MAX_DEPTH,
     MAX_ID_LENGTH,
     RPCRequest,
@@ -28,6 +21,13 @@ from a2a_core.jsonrpc import (
     parse_request,
     parse_response,
     response_dict,
+)
+from a2a_core.errors import (
+    InvalidParamsError,
+    InvalidRequestError,
+    ParseError,
+    RemoteProtocolError,
+    RPCError,
 )
 
 

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from a2a_core._operations import Operations
 from a2a_core.errors import (
     ExtendedAgentCardNotConfiguredError,
     MethodNotFoundError,
@@ -13,7 +14,6 @@ from a2a_core.errors import (
     UnsupportedOperationError,
 )
 from a2a_core.models import AgentCapabilities
-from a2a_core.operations import Operations
 from a2a_core.optable import (
     OPERATIONS,
     Capability,

@@ -12,10 +12,10 @@ from typing import cast
 
 import pytest
 
-from a2a_core.http import Headers, HttpRequest
+from a2a_core._http import Headers, HttpRequest
+from a2a_core._server import Dispatcher, DispatcherConfig, RouteKind
+from a2a_core._service import A2AService
 from a2a_core.models import AgentCapabilities, AgentCard
-from a2a_core.server import Dispatcher, DispatcherConfig, RouteKind
-from a2a_core.service import A2AService
 
 CARD = AgentCard(name="Routed", description="d", version="1.0.0",
                  capabilities=AgentCapabilities())

@@ -12,9 +12,11 @@ from typing import Any, cast
 
 import pytest
 
+from a2a_core._http import Headers, HttpRequest, HttpResponse
+from a2a_core._server import Dispatcher, DispatcherConfig
+from a2a_core._service import A2AService, CallContext
 from a2a_core.auth import AuthorizeOperation
 from a2a_core.errors import TaskNotFoundError, UnsupportedOperationError
-from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import (
     AgentCapabilities,
     AgentCard,
@@ -26,8 +28,6 @@ from a2a_core.models import (
     TaskStatus,
     TextPart,
 )
-from a2a_core.server import Dispatcher, DispatcherConfig
-from a2a_core.service import A2AService, CallContext
 
 OWNED = "tsk-owned"
 MISSING = "tsk-missing"

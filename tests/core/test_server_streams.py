@@ -18,8 +18,10 @@ from typing import Any, cast
 
 import pytest
 
+from a2a_core._http import Headers, HttpRequest, HttpResponse
+from a2a_core._server import Dispatcher, DispatcherConfig
+from a2a_core._service import HEARTBEAT, A2AService, CallContext, StreamItem
 from a2a_core.errors import InvalidParamsError, TaskNotFoundError, UnsupportedOperationError
-from a2a_core.http import Headers, HttpRequest, HttpResponse
 from a2a_core.models import (
     AgentCapabilities,
     AgentCard,
@@ -30,8 +32,6 @@ from a2a_core.models import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from a2a_core.server import Dispatcher, DispatcherConfig
-from a2a_core.service import HEARTBEAT, A2AService, CallContext, StreamItem
 
 TASK = Task(id="tsk-1", context_id="c", status=TaskStatus(state=TaskState.WORKING))
 DONE = TaskStatusUpdateEvent(task_id="tsk-1", context_id="c",

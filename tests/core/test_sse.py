@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a2a_core.errors import RemoteProtocolError
-from a2a_core.sse import (
+from a2a_core._sse import (
     END,
     NEED_DATA,
     ServerSentEvent,
@@ -19,6 +18,7 @@ from a2a_core.sse import (
     encode_retry,
     iter_events,
 )
+from a2a_core.errors import RemoteProtocolError
 
 
 def decode(stream: bytes, chunk_size: int | None = None) -> list[ServerSentEvent]:

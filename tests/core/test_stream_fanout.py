@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from a2a_core import streaming, wire
-from a2a_core.jsonrpc import response_dict
+from a2a_core import _streaming as streaming
+from a2a_core import wire
+from a2a_core._jsonrpc import response_dict
+from a2a_core._rest import sse_body as rest_sse_body
+from a2a_core._service import HEARTBEAT, OutboundEvent, StreamItem
+from a2a_core._sse import encode_comment, encode_data_event, encode_event
 from a2a_core.models import TaskState, TaskStatus, TaskStatusUpdateEvent
-from a2a_core.rest import sse_body as rest_sse_body
-from a2a_core.service import HEARTBEAT, OutboundEvent, StreamItem
-from a2a_core.sse import encode_comment, encode_data_event, encode_event
 
 
 def _event(state: TaskState = TaskState.WORKING, text: str = "still working") -> Any:

@@ -8,13 +8,13 @@ from functools import partial
 
 import pytest
 
+from a2a_core._generations import GENERATIONS_EXTENSION_URI, hidden_items, without_generations
+from a2a_core._observe import CallRecord
+from a2a_core._operations import Events
+from a2a_core._service import HEARTBEAT, IDLE, CallContext, OutboundEvent, StreamItem
+from a2a_core._sse import HOLD_BYTES
 from a2a_core.errors import TaskNotFoundError
-from a2a_core.generations import GENERATIONS_EXTENSION_URI, hidden_items, without_generations
 from a2a_core.models import Artifact, Message, Role, TaskArtifactUpdateEvent, TextPart
-from a2a_core.observe import CallRecord
-from a2a_core.operations import Events
-from a2a_core.service import HEARTBEAT, IDLE, CallContext, OutboundEvent, StreamItem
-from a2a_core.sse import HOLD_BYTES
 
 
 def _update(generation: int | None) -> TaskArtifactUpdateEvent:
@@ -59,8 +59,8 @@ def test_stripping_closes_the_producer_even_unstarted() -> None:
 
 
 def test_a_started_stream_is_stripped_in_one_layer() -> None:
-    from a2a_core.closing import ClosingIterator
-    from a2a_core.streaming import started
+    from a2a_core._closing import ClosingIterator
+    from a2a_core._streaming import started
 
     closed = []
 
@@ -94,7 +94,7 @@ def test_a_stream_nobody_reads_the_count_of_passes_unwrapped() -> None:
 
 
 def _released(items: Iterator[StreamItem]) -> tuple[Iterator[StreamItem], list[int]]:
-    from a2a_core.streaming import closing
+    from a2a_core._streaming import closing
 
     released: list[int] = []
     return closing(items, on_close=lambda: released.append(1)), released
@@ -146,8 +146,8 @@ def _chunk(index: int, size: int) -> OutboundEvent:
 
 
 def _framers() -> list[Callable[[Iterator[StreamItem]], Iterator[bytes]]]:
-    from a2a_core.rest._responses import frame_stream
-    from a2a_core.streaming import sse_body
+    from a2a_core._rest._responses import frame_stream
+    from a2a_core._streaming import sse_body
     from a2a_core.wire import encode_error, encode_stream_event
 
     def rest(items: Iterator[StreamItem]) -> Iterator[bytes]:

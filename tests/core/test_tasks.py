@@ -10,20 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from a2a_core.errors import InvalidTransitionError, UnsupportedOperationError
-from a2a_core.models import (
-    Artifact,
-    DataPart,
-    Message,
-    Role,
-    Task,
-    TaskArtifactUpdateEvent,
-    TaskState,
-    TaskStatus,
-    TaskStatusUpdateEvent,
-    TextPart,
-)
-from a2a_core.tasks import (
+from a2a_core._tasks import (
     ACTIVE_STATES,
     AUTH_METADATA_KEY,
     INTERRUPTED_STATES,
@@ -42,6 +29,19 @@ from a2a_core.tasks import (
     transitions_between,
     trim_history,
     with_identity,
+)
+from a2a_core.errors import InvalidTransitionError, UnsupportedOperationError
+from a2a_core.models import (
+    Artifact,
+    DataPart,
+    Message,
+    Role,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
 )
 
 S = TaskState

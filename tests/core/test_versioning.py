@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a2a_core.errors import VersionNotSupportedError
-from a2a_core.versioning import (
+from a2a_core._versioning import (
     SUPPORTED_VERSIONS,
     V0_3,
     V1_0,
     negotiate_version,
     normalize_version,
 )
+from a2a_core.errors import VersionNotSupportedError
 
 VERSION_TABLE = [
     (None, "0.3", True),

@@ -1244,7 +1244,7 @@ def test_decode_error_from_peers() -> None:
 
 
 def test_agent_card_is_delegated_to_the_card_codec() -> None:
-    card_codec = pytest.importorskip("a2a_core.wire.card")
+    card_codec = pytest.importorskip("a2a_core.wire._card")
     from a2a_core.models import AgentCard, AgentInterface
 
     card = AgentCard(

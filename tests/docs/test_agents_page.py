@@ -26,7 +26,7 @@ def _pattern(line: str) -> re.Pattern[str]:
 
 def test_the_page_has_an_example_for_every_outcome_and_context_member() -> None:
     """Each outcome helper and each AgentContext member appears in a runnable example."""
-    import a2a_wsgi.agent as agent_api
+    import a2a_wsgi._agent as agent_api
 
     code = "\n".join(b.text for b in EXAMPLES)
     helpers = ["reply", "stream", "input_required", "auth_required", "error", "reject",

@@ -100,7 +100,7 @@ def test_site_pages_log_in_a_program_and_the_agent_names_it(shell: Shell, site: 
 
 @pytest.mark.parametrize("index", range(3))
 def test_running_it_each_server_line_serves_the_echo_agent(shell: Shell, index: int) -> None:
-    """serving.md "Running it": plain gunicorn, ``a2a serve``, ``python -m a2a_wsgi.cli``."""
+    """serving.md "Running it": plain gunicorn, ``a2a serve``, ``python -m a2a_wsgi._cli``."""
     line = commands("serving.md", "examples.echo:app --bind")[index]
     port = "9000" if "127.0.0.1:9000" in line else "8000"
     card_url = f"http://127.0.0.1:{port}/.well-known/agent-card.json"

@@ -56,7 +56,7 @@ def test_inspector_echo_line_serves_the_page(shell: Shell) -> None:
 
 
 def test_a2a_inspect_lines_serve_the_page_and_proxy_the_agent(shell: Shell) -> None:
-    """The loopback line as written; ``python -m a2a_client.inspect URL`` is the same
+    """The loopback line as written; ``python -m a2a_client._inspect URL`` is the same
     command (its URL the same agent, with the same flags)."""
     lines = commands("inspector.md", "a2a inspect")
     assert [line.split()[:2] for line in lines] == [["a2a", "inspect"]] * 3 + [
@@ -102,7 +102,7 @@ def test_url_policy_lines_open_what_their_comments_say(tmp_path: Path) -> None:
          'check_address("hooks.internal", "169.254.169.254")'),
         (None, 'check("http://93.184.215.14/hook")'),
     ]
-    body = ["from a2a_wsgi.push import UrlPolicy", "from a2a_wsgi.push.ssrf import UnsafeURLError",
+    body = ["from a2a_wsgi.push import UrlPolicy", "from a2a_wsgi.push._ssrf import UnsafeURLError",
             "default = UrlPolicy.create()"]
     for line, (opens, refuses) in zip(policies, checks, strict=True):
         body.append(f"policy = {line.partition('#')[0].strip()}")

@@ -223,7 +223,7 @@ def test_schema_error_shown_is_what_a_card_without_a_flow_raises() -> None:
     """The "Options" page shows the start-up error of an OAuth2 scheme with no flow."""
     from a2a_core.models import OAuth2SecurityScheme, OAuthFlows
     from a2a_wsgi import A2AApp, Agent
-    from a2a_wsgi.card_schema import CardSchemaError
+    from a2a_wsgi._card_schema import CardSchemaError
     from a2a_wsgi.settings import CardSettings
 
     shown = block("serving.md", "Options", language="",

@@ -71,7 +71,7 @@ def _admitted_streams(url: str, task_id: str, most: int) -> tuple[int, list[Any]
 
 def test_the_documented_gevent_stream_limit_is_the_one_a2a_serve_applies(tmp_path: Path) -> None:
     port = free_port()
-    argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", "test_serving_stream_limit:app",
+    argv = [sys.executable, "-m", "a2a_wsgi._cli", "serve", "test_serving_stream_limit:app",
             "--bind", f"127.0.0.1:{port}", "--workers", "1",
             "--worker-connections", str(CONNECTIONS), "--graceful-timeout", "1"]
     env = {"HOME": str(tmp_path),  # gunicorn's control socket goes under $HOME

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from a2a_core._service import HEARTBEAT, CallContext, OutboundEvent
 from a2a_core.errors import TaskNotCancelableError
 from a2a_core.models import (
     CancelTaskRequest,
@@ -33,9 +34,8 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_core.service import HEARTBEAT, CallContext, OutboundEvent
-from a2a_wsgi.agent import Agent, AgentContext, reply
-from a2a_wsgi.runtime import Runtime
+from a2a_wsgi._agent import Agent, AgentContext, reply
+from a2a_wsgi._runtime import Runtime
 from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 

@@ -22,7 +22,7 @@ from support.gunicorn import WORKER_CLASSES
 from support.postgres import drop_schema, schema_url, unique_schema
 
 from a2a_core.models import TaskState
-from a2a_wsgi.runtime import LOST_WORKER_REASON, UNSTARTED_REASON
+from a2a_wsgi._runtime import LOST_WORKER_REASON, UNSTARTED_REASON
 from a2a_wsgi.stores import TaskStore, open_store
 
 pytestmark = pytest.mark.slow

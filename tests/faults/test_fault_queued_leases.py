@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from a2a_core._service import CallContext
 from a2a_core.models import (
     Message,
     Role,
@@ -27,9 +28,8 @@ from a2a_core.models import (
     TaskState,
     TextPart,
 )
-from a2a_core.service import CallContext
 from a2a_wsgi import Agent, AgentContext, input_required, reply
-from a2a_wsgi.runtime import UNSTARTED_REASON, Runtime
+from a2a_wsgi._runtime import UNSTARTED_REASON, Runtime
 from a2a_wsgi.settings import RuntimeSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 

@@ -23,11 +23,11 @@ import requests
 from fault_support import LEASE_SECONDS, FaultAgent, rpc, start_server
 from support.gunicorn import WORKER_CLASSES
 
+from a2a_core._service import CallContext
 from a2a_core.models import Message, TaskState
-from a2a_core.service import CallContext
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
-from a2a_wsgi.runtime import LOST_WORKER_REASON, Runtime
-from a2a_wsgi.serve import serve, stop_streams_on_sigterm
+from a2a_wsgi._runtime import LOST_WORKER_REASON, Runtime
+from a2a_wsgi._serve import serve, stop_streams_on_sigterm
 from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 

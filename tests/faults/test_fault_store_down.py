@@ -112,7 +112,7 @@ def test_sqlite_held_exclusive_answers_32603_in_time_and_recovers(
 @pytest.fixture
 def pg(tmp_path: Path) -> Iterator[dict[str, Any]]:
     """A served app whose PostgresTaskStore reaches the database through a TcpProxy."""
-    from a2a_wsgi.stores.postgres import PostgresTaskStore
+    from a2a_wsgi.stores._postgres import PostgresTaskStore
 
     real = urlsplit(postgres_url())
     schema, name = unique_schema(), f"a2a-fault-{uuid.uuid4().hex[:8]}"

@@ -27,7 +27,7 @@ TASKS = 6
 
 @pytest.fixture
 def pg_app() -> Iterator[dict[str, Any]]:
-    from a2a_wsgi.stores.postgres import PostgresTaskStore
+    from a2a_wsgi.stores._postgres import PostgresTaskStore
 
     schema, name = unique_schema(), f"a2a-restart-{uuid.uuid4().hex[:8]}"
     store = PostgresTaskStore(postgres_url(), schema=schema, application_name=name)

@@ -21,8 +21,8 @@ import requests
 from fault_support import build_app, reset_close, rpc, thread_count_settles
 from support.a2a_http import served
 
+from a2a_wsgi._stalled_writes import CHECK_EVERY, RELEASE_QUIET
 from a2a_wsgi.settings import RuntimeSettings
-from a2a_wsgi.stalled_writes import CHECK_EVERY, RELEASE_QUIET
 
 EVENTS, PAD = 2500, 2000  # ~5.5 MB per stream: more than a socket buffer holds (4 MB)
 KEPT = 1000  # the memory store's max_events (events kept per task)
@@ -150,7 +150,7 @@ def test_f4_reset_streams_give_their_threads_back_and_others_carry_on(url: str) 
     task_id = sent["result"]["task"]["id"]
     time.sleep(0.3)  # the server's own threads (pool, keeper) are up
     baseline = threading.active_count()
-    # The process's one hang-up watcher thread (a2a_wsgi.disconnect) starts with its first
+    # The process's one hang-up watcher thread (a2a_wsgi._disconnect) starts with its first
     # watched stream and stays: count it once if this test is what starts it.
     watcher = 0 if any(t.name == "a2a-hangups" for t in threading.enumerate()) else 1
     healthy_done: list[tuple[int, str, float]] = []
@@ -177,8 +177,8 @@ def test_f4_reset_streams_give_their_threads_back_and_others_carry_on(url: str) 
         for sock in socks:
             reset_close(sock)
     # each healthy stream: its thread + its server thread; and, while streams are open,
-    # the app's stalled-write watcher (a2a_wsgi.stalled_writes) and the task's one store
-    # waiter (a2a_wsgi.runtime._watches), however many streams follow the task
+    # the app's stalled-write watcher (a2a_wsgi._stalled_writes) and the task's one store
+    # waiter (a2a_wsgi._runtime._watches), however many streams follow the task
     expected = baseline + len(healthy) * 2 + 2 + watcher
     left = thread_count_settles(expected, timeout=2.0)
     assert left <= expected, f"{left} threads, {expected} expected"

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 
 from a2a_core.errors import InvalidParamsError
-from a2a_wsgi.runtime import STORE_RETRY_DELAYS
-from a2a_wsgi.runtime._retry import outage_reason, retry_outage
+from a2a_wsgi._runtime import STORE_RETRY_DELAYS
+from a2a_wsgi._runtime._retry import outage_reason, retry_outage
 from a2a_wsgi.stores import ConflictError, is_outage
 
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from a2a_client.cards import Endpoint
+from a2a_client._cards import Endpoint
 from a2a_client.grpc_binding import GrpcChannel
 from a2a_core.models import AgentCard, AgentSkill, Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, input_required, message, reply, serve

@@ -19,6 +19,7 @@ from a2a_core._grpc import message_class
 from a2a_core._grpc._fromjson import GiveUp, parse
 from a2a_core._grpc.codec import _parsed
 from a2a_core._grpc.proto import pool
+from a2a_core._versioning import V1_0
 from a2a_core.errors import InternalError
 from a2a_core.models import (
     AgentCard,
@@ -37,7 +38,6 @@ from a2a_core.models import (
     TextPart,
 )
 from a2a_core.optable import Operation
-from a2a_core.versioning import V1_0
 from a2a_core.wire import encode_result, encode_stream_event
 
 AT = datetime(2026, 12, 5, 13, 51, 44, 632000, tzinfo=timezone.utc)

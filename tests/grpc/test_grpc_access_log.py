@@ -13,7 +13,7 @@ from grpc_support import Both
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.models import GetTaskRequest, Message, Role, SendMessageRequest, Task, TextPart
 from a2a_core.optable import Operation
-from a2a_wsgi.telemetry import ACCESS_LOGGER
+from a2a_wsgi._telemetry import ACCESS_LOGGER
 
 TIMEOUT = (5.0, 10.0)
 

@@ -14,10 +14,10 @@ from support.gunicorn import free_port
 from a2a_client import A2AClient, HTTPStatusError
 from a2a_core.models import Task
 from a2a_wsgi import serve
+from a2a_wsgi._telemetry import ACCESS_LOGGER
 from a2a_wsgi.auth import BearerAuthenticator
 from a2a_wsgi.grpc import serve_grpc
 from a2a_wsgi.settings import ProtocolSettings
-from a2a_wsgi.telemetry import ACCESS_LOGGER
 
 TOKENS = {"alice-token": "alice"}
 

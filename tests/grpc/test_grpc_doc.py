@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from support.gunicorn import free_port, stop_group
 
 from a2a_client import A2AClient
-from a2a_client.cards import Endpoint
+from a2a_client._cards import Endpoint
 from a2a_client.grpc_binding import GrpcChannel
 from a2a_core.models import Message, Role, SendMessageRequest, Task, TaskState, TextPart
 from a2a_core.optable import Operation

@@ -22,7 +22,7 @@ from support.gunicorn import ROOT, ServerProcess, free_port, start_gunicorn
 from support.processes import stop
 
 from a2a_client import A2AClient
-from a2a_client.cards import Endpoint
+from a2a_client._cards import Endpoint
 from a2a_client.grpc_binding import GrpcChannel
 from a2a_core.models import (
     GetTaskRequest,

@@ -8,7 +8,7 @@ import uuid
 from grpc_support import TIMEOUT, grpc_app
 
 from a2a_client import A2AClient
-from a2a_client.cards import Endpoint
+from a2a_client._cards import Endpoint
 from a2a_client.grpc_binding import GrpcChannel
 from a2a_core.models import (
     CancelTaskRequest,

@@ -30,8 +30,8 @@ from support.gunicorn import ROOT, free_port, stop_group
 
 from a2a_client import A2AClient
 from a2a_core.models import Task, TaskState, TaskStatusUpdateEvent
-from a2a_wsgi.grpc_process import grpc_environ, grpc_url
-from a2a_wsgi.serve_checks import EXIT_CODES, EXIT_GRPC, EXIT_STORE
+from a2a_wsgi._grpc_process import grpc_environ, grpc_url
+from a2a_wsgi._serve_checks import EXIT_CODES, EXIT_GRPC, EXIT_STORE
 
 pytestmark = pytest.mark.slow
 A2A = Path(sys.executable).parent / "a2a"

@@ -16,7 +16,7 @@ from grpc_support import grpc_app
 
 from a2a_core._grpc import decode_status_details, message_class
 from a2a_core.errors import InternalError
-from a2a_wsgi.disconnect import hangup_fd
+from a2a_wsgi._disconnect import hangup_fd
 from a2a_wsgi.grpc import serve_grpc
 from a2a_wsgi.grpc._hangup import CallHangup
 

@@ -36,21 +36,22 @@ from typing import Any
 
 import grpc
 import pytest
-
-import a2a_client
-import a2a_core
-import a2a_wsgi
 from google.protobuf import descriptor_pb2
 from grpc_support import Both, served_both
 from werkzeug.test import Client
 
+import a2a_client
+import a2a_core
+import a2a_wsgi
 from a2a_client import A2AClient
-from a2a_client.streams import EventStream
+from a2a_client._streams import EventStream
 from a2a_core import wire
 from a2a_core._grpc import add_proto, grpc_method, request_message
+from a2a_core._jsonvalue import JSONValue
+from a2a_core._operations import Answer, Events, Params, Result
+from a2a_core._service import CallContext
 from a2a_core.errors import InvalidParamsError, TaskNotFoundError
 from a2a_core.extensions import ActivatedExtensions
-from a2a_core.jsonvalue import JSONValue
 from a2a_core.models import (
     Message,
     StreamEvent,
@@ -58,14 +59,12 @@ from a2a_core.models import (
     TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
 )
-from a2a_core.operations import Answer, Events, Params, Result
 from a2a_core.optable import Capability, OperationSpec, QueryKind, Route
-from a2a_core.service import CallContext
 from a2a_core.wire._codecs import encode_event, encode_model, result_decoder
 from a2a_core.wire._decode import decode_stream_event
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi._telemetry import ACCESS_LOGGER
 from a2a_wsgi.settings import ProtocolSettings
-from a2a_wsgi.telemetry import ACCESS_LOGGER
 
 #: The packages as imported (the checkout's, or the installed wheel's in .ci/wheel-check).
 PACKAGES = [Path(next(iter(package.__path__))) for package in (a2a_core, a2a_wsgi, a2a_client)]

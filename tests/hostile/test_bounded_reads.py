@@ -15,8 +15,8 @@ import pytest
 from hostile_server import HostileServer, Request, card_json, sse, working_event
 
 from a2a_client import A2AClient
-from a2a_client.errors import ReadTimeout
-from a2a_client.streams import DEFAULT_EVENT_TIMEOUT, EventStream
+from a2a_client._errors import ReadTimeout
+from a2a_client._streams import DEFAULT_EVENT_TIMEOUT, EventStream
 from a2a_core.errors import RemoteProtocolError
 from a2a_core.models import Task, TaskStatusUpdateEvent
 

@@ -1,4 +1,4 @@
-"""The watchdog behind the header-block deadline (a2a_client.deadlines), where it applies
+"""The watchdog behind the header-block deadline (a2a_client._deadlines), where it applies
 (the client's own session, not one the caller lends), and that it holds over TLS too."""
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from cryptography.x509.oid import NameOID
 from hostile_server import HostileServer, Request, card_json, slowloris_head
 
 from a2a_client import A2AClient
-from a2a_client.deadlines import DeadlineAdapter, Watchdog
-from a2a_client.errors import ReadTimeout
-from a2a_client.transport import Transport
+from a2a_client._deadlines import DeadlineAdapter, Watchdog
+from a2a_client._errors import ReadTimeout
+from a2a_client._transport import Transport
 
 
 def test_an_armed_action_runs_and_a_cancelled_one_does_not() -> None:

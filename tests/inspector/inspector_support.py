@@ -23,8 +23,8 @@ if str(ROOT) not in sys.path:  # so `import examples.echo` works under any runne
 
 from a2a_core.models import Message, TaskState  # noqa: E402
 from a2a_wsgi import A2AApp, AgentContext, reply  # noqa: E402
-from a2a_wsgi.agent import Outcome  # noqa: E402
-from a2a_wsgi.inspector import inspector_app  # noqa: E402
+from a2a_wsgi._agent import Outcome  # noqa: E402
+from a2a_wsgi._inspector import inspector_app  # noqa: E402
 from a2a_wsgi.settings import StreamSettings  # noqa: E402
 from examples.echo import EchoAgent  # noqa: E402
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import requests
 
+from a2a_client._inspect import MAX_CARD, main, start_inspector
 from a2a_client._inspect_addresses import address_problem
-from a2a_client.inspect import MAX_CARD, main, start_inspector
 from a2a_wsgi import serve
 
 pytestmark = pytest.mark.slow

@@ -2,8 +2,8 @@
 
 The agent (the echo example plus ``hang`` and ``count:N``) runs on its own
 port with ``a2a_wsgi.serve``; the inspector runs as ``python -m
-a2a_client.inspect`` in a child process, or in this process with
-:func:`a2a_client.inspect.start_inspector`. Everything goes over sockets
+a2a_client._inspect`` in a child process, or in this process with
+:func:`a2a_client._inspect.start_inspector`. Everything goes over sockets
 with plain ``requests``.
 """
 
@@ -24,7 +24,7 @@ import requests
 from inspector_support import ROOT, new_agent_app
 from support.processes import stop
 
-from a2a_client.inspect import main, start_inspector
+from a2a_client._inspect import main, start_inspector
 from a2a_wsgi import A2AApp, serve
 
 pytestmark = pytest.mark.slow
@@ -113,7 +113,7 @@ def test_python_m_a2a_client_inspect_serves_the_page_and_stops_on_ctrl_c(
         agent: tuple[str, Recorder, A2AApp]) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     child = subprocess.Popen(
-        [sys.executable, "-m", "a2a_client.inspect", agent[0] + "/", "--no-open", "--port", "0"],
+        [sys.executable, "-m", "a2a_client._inspect", agent[0] + "/", "--no-open", "--port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     try:
         assert child.stdout is not None

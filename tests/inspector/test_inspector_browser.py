@@ -484,7 +484,7 @@ def test_mounted_beside_another_app_it_talks_to_its_mount(browser: Any, expect: 
 
 def test_a2a_inspect_shows_a_separately_served_agent_through_its_proxy(
         browser: Any, expect: Any, screenshots: Screenshots) -> None:
-    from a2a_client.inspect import start_inspector
+    from a2a_client._inspect import start_inspector
 
     agent = A2AApp(EchoAgent())
     with serve(agent) as served, start_inspector(served.url + "/") as inspector:

@@ -13,7 +13,7 @@ from inspector_support import composed, new_agent_app
 from support.wsgi_server import Served
 
 from a2a_wsgi import serve
-from a2a_wsgi.inspector import inspector_app
+from a2a_wsgi._inspector import inspector_app
 
 
 @pytest.fixture(scope="module")

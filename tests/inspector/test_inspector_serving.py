@@ -22,7 +22,7 @@ from werkzeug.test import Client
 
 from a2a_inspector import ASSET_TYPES, assets
 from a2a_wsgi import put_identity, serve
-from a2a_wsgi.inspector import inspector_app, inspector_response, is_loopback
+from a2a_wsgi._inspector import inspector_app, inspector_response, is_loopback
 
 STATIC = files("a2a_inspector")
 

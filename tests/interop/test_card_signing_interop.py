@@ -59,7 +59,7 @@ from a2a_core.signing import (  # noqa: E402
     jwks,
     verify_card,
 )
-from a2a_core.wire.card import encode_card, encode_card_dual  # noqa: E402
+from a2a_core.wire._card import encode_card, encode_card_dual  # noqa: E402
 from a2a_wsgi.settings import CardSettings  # noqa: E402
 
 ALGS = ["ES256", "EdDSA", "RS256"]
@@ -295,7 +295,7 @@ def signed_app(key: SigningKey) -> Iterator[str]:
     """Our A2AApp signing its cards with ``key``, behind a bearer token, on werkzeug."""
     import dataclasses
 
-    from a2a_core.service import CallContext
+    from a2a_core._service import CallContext
     from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
     from a2a_wsgi.auth import BearerAuthenticator
 

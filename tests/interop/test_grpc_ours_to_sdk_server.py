@@ -14,7 +14,7 @@ import pytest
 from interop_support import require_sdk
 from support.processes import stop
 
-from a2a_client.cards import Endpoint
+from a2a_client._cards import Endpoint
 from a2a_client.grpc_binding import GrpcChannel
 from a2a_core.errors import TaskNotCancelableError, TaskNotFoundError
 from a2a_core.models import (

@@ -29,7 +29,7 @@ from a2a.types import a2a_pb2 as pb  # noqa: E402
 from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError  # noqa: E402
 from grpc_support import Both, grpc_app, served_both  # noqa: E402
 
-from a2a_wsgi.telemetry import ACCESS_LOGGER  # noqa: E402
+from a2a_wsgi._telemetry import ACCESS_LOGGER  # noqa: E402
 
 T = TypeVar("T")
 

@@ -22,7 +22,7 @@ from multiprocess_support import APP_PATH, fresh_peer, tagged_app
 from support.a2a_http import state_of, user_message
 from support.gunicorn import WORKER_CLASSES, ServerProcess, start_gunicorn
 
-from a2a_core.generations import GENERATIONS_EXTENSION_URI
+from a2a_core._generations import GENERATIONS_EXTENSION_URI
 from a2a_core.models import Message
 from a2a_wsgi import Agent, AgentContext, input_required, reply
 
@@ -81,7 +81,7 @@ def sqlite_workers(request: pytest.FixtureRequest,
 def postgres_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
     from support.postgres import drop_schema, postgres_url, schema_url, unique_schema
 
-    from a2a_wsgi.stores.postgres import upgrade_schema
+    from a2a_wsgi.stores._postgres import upgrade_schema
 
     postgres_url()  # skip (fail in CI) without the service
     schema = unique_schema()

@@ -61,7 +61,7 @@ def hosts(request: pytest.FixtureRequest,
     """Instances A and B on one fresh schema, under each worker model; torn down afterwards."""
     from support.postgres import drop_schema, postgres_url, schema_url, unique_schema
 
-    from a2a_wsgi.stores.postgres import upgrade_schema
+    from a2a_wsgi.stores._postgres import upgrade_schema
 
     postgres_url()  # skip (fail in CI) without the service
     schema = unique_schema()

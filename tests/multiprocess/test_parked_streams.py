@@ -1,4 +1,4 @@
-"""Held streams park under ``a2a serve``'s gevent worker (a2a_wsgi.parking): once a
+"""Held streams park under ``a2a serve``'s gevent worker (a2a_wsgi._parking): once a
 subscription sleeps, gunicorn's handler for its connection ends and the process resumes
 the stream when its task moves, its heartbeat is due or its client hangs up. The wire
 is what it was (events, heartbeats, the chunked end) but for ``Connection: close``: the

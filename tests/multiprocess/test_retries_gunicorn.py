@@ -32,7 +32,7 @@ from support.gunicorn import ServerProcess, start_gunicorn
 
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
-from a2a_wsgi.agent import working
+from a2a_wsgi._agent import working
 from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 
 

@@ -12,6 +12,7 @@ import pytest
 from push_receiver import Received, Receiver, receiver_fixture  # noqa: F401
 from werkzeug.wrappers import Response
 
+from a2a_core._tasks import new_task
 from a2a_core.models import (
     AuthenticationInfo,
     Message,
@@ -23,7 +24,6 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_core.tasks import new_task
 from a2a_wsgi.push import PushDeliverer, PushPlanner, PushSettings, UrlPolicy, backoff_delay
 from a2a_wsgi.stores import MemoryTaskStore, SQLiteTaskStore, TaskStore
 

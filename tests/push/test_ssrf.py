@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from a2a_core.errors import InvalidParamsError
 from a2a_core.models import AuthenticationInfo, PushNotificationConfig, TaskPushNotificationConfig
 from a2a_wsgi.push import PushSettings, UnsafeURLError, UrlPolicy, address_problem
-from a2a_wsgi.push.ssrf import UnresolvableHostError, system_resolver
+from a2a_wsgi.push._ssrf import UnresolvableHostError, system_resolver
 
 #: Names we control: what a hostile DNS zone could answer.
 ZONE = {

@@ -57,7 +57,7 @@ from hypothesis import strategies as st
 from support.a2a_http import Peer, served, state_of, unwrap, user_message
 from werkzeug.test import Client
 
-from a2a_core.jsonrpc import DEFAULT_MAX_DEPTH, MAX_ID_LENGTH, parse_request
+from a2a_core._jsonrpc import DEFAULT_MAX_DEPTH, MAX_ID_LENGTH, parse_request
 from a2a_core.wire._common import (
     MAX_AUTH_SCHEMES,
     MAX_EXTENSION_URIS,

@@ -232,7 +232,7 @@ class Required(Extension):
 
 #: A2AApp builds a GET's request from the card's headers only (If-None-Match,
 #: If-Modified-Since, A2A-Version): A2A-Extensions and Last-Event-ID never reach the
-#: dispatcher on an HTTP+JSON GET (a2a_wsgi/app.py, A2AApp.__call__).
+#: dispatcher on an HTTP+JSON GET (a2a_wsgi/_app.py, A2AApp.__call__).
 @pytest.mark.parametrize("method", ["POST", "GET"])
 def test_requested_extensions_are_echoed(method: str) -> None:
     with served(A2AApp(RestAgent(), protocol=ProtocolSettings(extensions=(Tracing(),)))) as handle:

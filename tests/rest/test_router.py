@@ -14,6 +14,26 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from a2a_core import wire
+from a2a_core._http import HttpResponse
+from a2a_core._jsonrpc import DEFAULT_MAX_DEPTH
+from a2a_core._rest import (
+    A2A_JSON,
+    GRPC_STATUS,
+    REST_VERSIONS,
+    RestCall,
+    RestError,
+    decode_status,
+    encode_status,
+    error_response,
+    json_response,
+    request_target,
+    route,
+    sse_body,
+    sse_response,
+)
+from a2a_core._service import HEARTBEAT, OutboundEvent, StreamItem
+from a2a_core._sse import END, NEED_DATA, ServerSentEvent, SSEDecoder
+from a2a_core._versioning import negotiate_version
 from a2a_core.errors import (
     ERROR_CLASSES,
     InternalError,
@@ -26,8 +46,6 @@ from a2a_core.errors import (
     UnsupportedOperationError,
     VersionNotSupportedError,
 )
-from a2a_core.http import HttpResponse
-from a2a_core.jsonrpc import DEFAULT_MAX_DEPTH
 from a2a_core.models import (
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -50,24 +68,6 @@ from a2a_core.models import (
     TextPart,
 )
 from a2a_core.optable import OPERATIONS, Operation
-from a2a_core.rest import (
-    A2A_JSON,
-    GRPC_STATUS,
-    REST_VERSIONS,
-    RestCall,
-    RestError,
-    decode_status,
-    encode_status,
-    error_response,
-    json_response,
-    request_target,
-    route,
-    sse_body,
-    sse_response,
-)
-from a2a_core.service import HEARTBEAT, OutboundEvent, StreamItem
-from a2a_core.sse import END, NEED_DATA, ServerSentEvent, SSEDecoder
-from a2a_core.versioning import negotiate_version
 
 MESSAGE = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
 SEND_BODY = json.dumps({"message": MESSAGE, "configuration": {"returnImmediately": True}})

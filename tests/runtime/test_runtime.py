@@ -20,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.runtimes import runtime as build_runtime
 
+from a2a_core._service import HEARTBEAT, CallContext, OutboundEvent
+from a2a_core._tasks import TransitionEvent
 from a2a_core.errors import (
     ExtendedAgentCardNotConfiguredError,
     InvalidAgentResponseError,
@@ -49,9 +51,7 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_core.service import HEARTBEAT, CallContext, OutboundEvent
-from a2a_core.tasks import TransitionEvent
-from a2a_wsgi.agent import (
+from a2a_wsgi._agent import (
     Agent,
     AgentContext,
     auth_required,
@@ -63,7 +63,7 @@ from a2a_wsgi.agent import (
     stream,
     working,
 )
-from a2a_wsgi.runtime import Runtime
+from a2a_wsgi._runtime import Runtime
 from a2a_wsgi.stores import MemoryTaskStore
 
 WAIT = 5.0  # upper bound for any wait; tests normally finish far sooner

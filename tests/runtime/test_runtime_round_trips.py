@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.runtimes import runtime as build_runtime
 
+from a2a_core._service import HEARTBEAT, CallContext
+from a2a_core._tasks import TransitionEvent, apply_event, new_task
 from a2a_core.models import (
     CancelTaskRequest,
     Message,
@@ -30,9 +32,7 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_core.service import HEARTBEAT, CallContext
-from a2a_core.tasks import TransitionEvent, apply_event, new_task
-from a2a_wsgi.agent import (
+from a2a_wsgi._agent import (
     Agent,
     AgentContext,
     error,
@@ -42,7 +42,7 @@ from a2a_wsgi.agent import (
     stream,
     working,
 )
-from a2a_wsgi.runtime import Runtime
+from a2a_wsgi._runtime import Runtime
 from a2a_wsgi.settings import RuntimeSettings
 from a2a_wsgi.stores import MemoryTaskStore, OutboxEntry, SQLiteTaskStore
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from support.runtimes import runtime as build_runtime
 
+from a2a_core._service import HEARTBEAT, CallContext, OutboundEvent
 from a2a_core.models import (
     Message,
     Role,
@@ -23,10 +24,9 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_core.service import HEARTBEAT, CallContext, OutboundEvent
-from a2a_wsgi.agent import Agent, working
-from a2a_wsgi.disconnect import client_gone_probe, hangup_fd, watch_hangup
-from a2a_wsgi.runtime import Runtime
+from a2a_wsgi._agent import Agent, working
+from a2a_wsgi._disconnect import client_gone_probe, hangup_fd, watch_hangup
+from a2a_wsgi._runtime import Runtime
 
 WAIT = 5.0
 _ids = itertools.count(1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, working
-from a2a_wsgi.agent import Outcome
+from a2a_wsgi._agent import Outcome
 from a2a_wsgi.settings import StreamSettings
 
 #: Seconds between a held task's status updates, and the longest it is held.

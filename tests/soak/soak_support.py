@@ -27,7 +27,7 @@ def a2a_serve(tmp_path: Path, *options: str, target: str = "examples.echo:app") 
     """``a2a serve TARGET`` on a free port, its SQLite file (if any) in ``tmp_path``;
     ``soak_app:app`` (this folder's agent) is importable."""
     port = free_port()
-    argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", target,
+    argv = [sys.executable, "-m", "a2a_wsgi._cli", "serve", target,
             "--bind", f"127.0.0.1:{port}", "--log-level", "warning", *options]
     path = os.pathsep.join([str(HERE), str(ROOT)])
     return ServerProcess(argv, port=port, log_path=tmp_path / "server.log",

@@ -1,6 +1,6 @@
 """Clients that subscribe and hang up, over and over, under ``a2a serve``'s gevent worker.
 
-A held stream there parks (a2a_wsgi.parking): gunicorn's handler for its connection ends
+A held stream there parks (a2a_wsgi._parking): gunicorn's handler for its connection ends
 and a file made from the socket keeps the descriptor open until the stream ends. So each
 subscription that a client abandons must still end, and close its connection: after
 hundreds of them the workers hold no more descriptors than before and their memory

@@ -59,7 +59,7 @@ _PG_SCHEMA: list[str] = []
 def _postgres(tmp_path: Path) -> Iterator[StoreFactory]:
     from support.postgres import empty_schema, postgres_url, unique_schema
 
-    from a2a_wsgi.stores.postgres import PostgresTaskStore, upgrade_schema
+    from a2a_wsgi.stores._postgres import PostgresTaskStore, upgrade_schema
 
     url = postgres_url()  # skips (fails in CI) without the service
     if not _PG_SCHEMA:

@@ -164,7 +164,7 @@ def test_anonymous_is_an_owner_like_any_other(store: TaskStore) -> None:
     assert [t.id for t in store.list()[0]] == ["anon"]
 
 
-#: Request fingerprints, as a2a_core.idempotency makes them (any string works for a store).
+#: Request fingerprints, as a2a_core._idempotency makes them (any string works for a store).
 FP, OTHER_FP = "a" * 64, "b" * 64
 
 
@@ -584,7 +584,7 @@ def test_a_version_1_sqlite_file_is_upgraded_to_record_creating_messages(tmp_pat
     import sqlite3
 
     from a2a_wsgi.stores import SQLiteTaskStore
-    from a2a_wsgi.stores.sqlite import SCHEMA_VERSION
+    from a2a_wsgi.stores._sqlite import SCHEMA_VERSION
 
     path = tmp_path / "v1.sqlite3"
     SQLiteTaskStore(path).close()
@@ -617,7 +617,7 @@ def test_a_version_2_sqlite_file_is_upgraded_and_its_claims_never_match(tmp_path
     import json
     import sqlite3
 
-    from a2a_wsgi import db_cli
+    from a2a_wsgi import _db_cli as db_cli
     from a2a_wsgi.stores import LEGACY_FINGERPRINT, SQLiteTaskStore
 
     path = tmp_path / "v2.sqlite3"

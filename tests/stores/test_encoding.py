@@ -12,8 +12,8 @@ from hypothesis import given, settings
 
 from a2a_core import wire
 from a2a_core.models import DataPart, Message, Role, Task, TaskState, TaskStatus
-from a2a_wsgi.stores import codec
-from a2a_wsgi.stores.encoding import (
+from a2a_wsgi.stores import _codec as codec
+from a2a_wsgi.stores._encoding import (
     ENCODING_VERSION,
     StorageFormatError,
     from_document,

@@ -44,9 +44,9 @@ from a2a_wsgi.stores import (
 
 psycopg = pytest.importorskip("psycopg")
 
-from a2a_wsgi import db_cli  # noqa: E402
-from a2a_wsgi.stores import codec  # noqa: E402
-from a2a_wsgi.stores.postgres import (  # noqa: E402
+from a2a_wsgi import _db_cli as db_cli  # noqa: E402
+from a2a_wsgi.stores import _codec as codec  # noqa: E402
+from a2a_wsgi.stores._postgres import (  # noqa: E402
     SCHEMA_VERSION,
     PostgresTaskStore,
     SchemaVersionError,
@@ -54,13 +54,13 @@ from a2a_wsgi.stores.postgres import (  # noqa: E402
     split_schema,
     upgrade_schema,
 )
-from a2a_wsgi.stores.postgres import pool as pg_pool  # noqa: E402
-from a2a_wsgi.stores.postgres.schema import TCP_OPTIONS  # noqa: E402
+from a2a_wsgi.stores._postgres import pool as pg_pool  # noqa: E402
+from a2a_wsgi.stores._postgres.schema import TCP_OPTIONS  # noqa: E402
 
 pytestmark = pytest.mark.postgres
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=timezone.utc)
-#: A request fingerprint, as a2a_core.idempotency makes them.
+#: A request fingerprint, as a2a_core._idempotency makes them.
 FP = "f" * 64
 
 
@@ -704,7 +704,7 @@ def test_a_call_the_database_leaves_unanswered_is_cut_at_the_deadline(url: str,
 def test_the_watchdog_cuts_only_overdue_borrows() -> None:
     import socket
 
-    from a2a_wsgi.stores.postgres.watchdog import WATCHDOG
+    from a2a_wsgi.stores._postgres.watchdog import WATCHDOG
 
     ours, theirs = socket.socketpair()
     with ours, theirs:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from support.postgres import postgres_url, temporary_schema
 
+from a2a_core._tasks import apply_event
 from a2a_core.models import (
     Artifact,
     DataPart,
@@ -26,11 +27,10 @@ from a2a_core.models import (
     TaskStatus,
     TextPart,
 )
-from a2a_core.tasks import apply_event
 
 psycopg = pytest.importorskip("psycopg")
 
-from a2a_wsgi.stores.postgres import PostgresTaskStore  # noqa: E402
+from a2a_wsgi.stores._postgres import PostgresTaskStore  # noqa: E402
 
 pytestmark = pytest.mark.postgres
 
@@ -147,7 +147,7 @@ def test_a_failed_save_writes_no_parts_and_the_winner_reads_back(
 
 
 def test_a_schema_4_body_with_parts_inline_is_read_and_rewritten(schema: str) -> None:
-    from a2a_wsgi.stores.codec import dump_task
+    from a2a_wsgi.stores._codec import dump_task
 
     store = PostgresTaskStore(postgres_url(), schema=schema)
     inline = chunk(working(), "a1", "inline", append=False)

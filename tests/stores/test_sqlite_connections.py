@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from a2a_wsgi.stores import SQLiteTaskStore
-from a2a_wsgi.stores.sqlite.connections import IDLE_CONNECTIONS
+from a2a_wsgi.stores._sqlite.connections import IDLE_CONNECTIONS
 
 
 def _descriptors_on(path: Path) -> int:

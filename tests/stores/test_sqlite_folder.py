@@ -16,7 +16,7 @@ import pytest
 import requests
 from support.gunicorn import ROOT, ServerProcess, free_port, stop_group
 
-from a2a_wsgi.serve_checks import EXIT_STORE
+from a2a_wsgi._serve_checks import EXIT_STORE
 from a2a_wsgi.stores import SQLiteTaskStore, StoreOpenError, open_store
 
 A2A = Path(sys.executable).parent / "a2a"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from a2a_core._tasks import apply_event
 from a2a_core.models import (
     Artifact,
     DataPart,
@@ -26,7 +27,6 @@ from a2a_core.models import (
     TaskStatus,
     TextPart,
 )
-from a2a_core.tasks import apply_event
 from a2a_wsgi.stores import SQLiteTaskStore
 
 
@@ -113,7 +113,7 @@ def test_replaced_removed_and_foreign_written_artifacts_read_back_whole(
 
 
 def test_a_schema_4_body_with_parts_inline_is_read_and_rewritten(path: Path) -> None:
-    from a2a_wsgi.stores.codec import dump_task
+    from a2a_wsgi.stores._codec import dump_task
 
     store = SQLiteTaskStore(path)
     inline = chunk(working(), "a1", "inline", append=False)

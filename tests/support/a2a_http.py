@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # so `import examples.echo` works under any runner
     sys.path.insert(0, str(ROOT))
 
-from a2a_wsgi.serve import ServerHandle, serve  # noqa: E402
+from a2a_wsgi._serve import ServerHandle, serve  # noqa: E402
 
 #: Operation -> method name per version.
 METHODS = {

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from a2a_wsgi.agent import Agent
+from a2a_wsgi._agent import Agent
+from a2a_wsgi._runtime import Runtime
 from a2a_wsgi.push import PushSettings
-from a2a_wsgi.runtime import Runtime
 from a2a_wsgi.settings import RuntimeSettings, StreamSettings
 
 __all__ = ["runtime"]

@@ -21,8 +21,8 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 from a2a_wsgi import A2AApp
-from a2a_wsgi.serve import ServerHandle, serve
-from a2a_wsgi.telemetry import ACCESS_LOGGER
+from a2a_wsgi._serve import ServerHandle, serve
+from a2a_wsgi._telemetry import ACCESS_LOGGER
 
 __all__ = ["READER", "SPANS", "access_lines", "captured_spans", "metric_points", "metric_total",
            "serving", "texts_of", "wait_until"]

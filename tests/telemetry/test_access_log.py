@@ -13,7 +13,7 @@ from telemetry_support import access_lines, serving, wait_until
 
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
-from a2a_wsgi.serve import ServerHandle
+from a2a_wsgi._serve import ServerHandle
 from a2a_wsgi.settings import StreamSettings
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"

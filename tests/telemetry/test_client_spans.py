@@ -12,11 +12,11 @@ from opentelemetry.trace import SpanKind, StatusCode
 from telemetry_support import access_lines, captured_spans, serving
 
 from a2a_client import A2AClient
-from a2a_client.errors import ConnectError
+from a2a_client._errors import ConnectError
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
-from a2a_wsgi.serve import ServerHandle
+from a2a_wsgi._serve import ServerHandle
 
 
 def echo(msg: Message, ctx: AgentContext) -> object:

@@ -21,9 +21,9 @@ from telemetry_support import (
     wait_until,
 )
 
+from a2a_core._observe import TraceParent
 from a2a_core.auth import Principal
 from a2a_core.models import Message, TaskState
-from a2a_core.observe import TraceParent
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi.auth import APIKeyAuthenticator, AuthPolicy, BearerAuthenticator
 from a2a_wsgi.push import PushSettings, UrlPolicy

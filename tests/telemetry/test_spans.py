@@ -15,8 +15,8 @@ from push_receiver import Receiver, receiver_fixture  # noqa: F401
 from support.a2a_http import Peer, user_message
 from telemetry_support import captured_spans, metric_total, serving, wait_until
 
+from a2a_core._observe import TraceParent
 from a2a_core.models import Message, TaskState
-from a2a_core.observe import TraceParent
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"

@@ -1,10 +1,10 @@
-"""W3C traceparent, read and written (a2a_core.observe.TraceParent)."""
+"""W3C traceparent, read and written (a2a_core._observe.TraceParent)."""
 
 from __future__ import annotations
 
 import pytest
 
-from a2a_core.observe import TraceParent
+from a2a_core._observe import TraceParent
 
 TRACE, SPAN = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 

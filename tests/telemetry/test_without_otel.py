@@ -34,7 +34,7 @@ import requests
 from a2a_client import A2AClient
 from a2a_wsgi import A2AApp, Agent, reply, serve
 from a2a_wsgi.push import PushSettings, UrlPolicy
-from a2a_wsgi.telemetry import OTEL_ENABLED, current_traceparent
+from a2a_wsgi._telemetry import OTEL_ENABLED, current_traceparent
 
 lines, hooks, seen = [], [], []
 class Keep(logging.Handler):

@@ -13,7 +13,7 @@ from a2a_core.models import (
     TaskState,
     TextPart,
 )
-from a2a_wsgi.agent import (
+from a2a_wsgi._agent import (
     Agent,
     AgentContext,
     AuthRequired,

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from support import wsgi_calls
 
-from a2a_core.card_endpoint import CardEndpoint
-from a2a_core.http import Headers, HttpRequest
+from a2a_core._card_endpoint import CardEndpoint
+from a2a_core._http import Headers, HttpRequest
 from a2a_core.models import Message
 from a2a_core.signing import CardSigner, SigningKey
 from a2a_wsgi import A2AApp, Agent, AgentContext, put_base_url, reply
-from a2a_wsgi.telemetry import ACCESS_LOGGER
+from a2a_wsgi._telemetry import ACCESS_LOGGER
 
 CARD_PATH = "/.well-known/agent-card.json"
 

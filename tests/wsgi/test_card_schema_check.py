@@ -11,7 +11,7 @@ from support.gunicorn import ROOT, start_gunicorn
 
 from a2a_core.models import AgentSkill, Message, OAuth2SecurityScheme, OAuthFlows
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply, serve
-from a2a_wsgi.card_schema import CardSchemaError
+from a2a_wsgi._card_schema import CardSchemaError
 from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 

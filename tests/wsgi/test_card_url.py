@@ -17,8 +17,8 @@ from werkzeug.test import Client
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext, put_base_url, reply
-from a2a_wsgi.public_url import LOOPBACK_HOSTS, UntrustedHostError, normalize_hosts
-from a2a_wsgi.public_url import request_base_url as base_url_of
+from a2a_wsgi._public_url import LOOPBACK_HOSTS, UntrustedHostError, normalize_hosts
+from a2a_wsgi._public_url import request_base_url as base_url_of
 from a2a_wsgi.settings import CardSettings
 
 CARD = "/.well-known/agent-card.json"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from a2a_wsgi.disconnect import client_gone_probe
+from a2a_wsgi._disconnect import client_gone_probe
 
 
 @pytest.fixture()
@@ -82,7 +82,7 @@ def test_no_socket_means_unknowable() -> None:
 _GEVENT_PROBE = """
 from gevent import monkey; monkey.patch_all()
 import socket, threading, time
-from a2a_wsgi.disconnect import client_gone_probe
+from a2a_wsgi._disconnect import client_gone_probe
 listener = socket.create_server(("127.0.0.1", 0))
 client = socket.create_connection(listener.getsockname())
 server, _ = listener.accept()

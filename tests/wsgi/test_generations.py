@@ -16,7 +16,7 @@ import pytest
 import requests
 from support.a2a_http import Peer, served, state_of, user_message
 
-from a2a_core.generations import GENERATIONS_EXTENSION_URI as URI
+from a2a_core._generations import GENERATIONS_EXTENSION_URI as URI
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, input_required, reply
 from a2a_wsgi.settings import LimitSettings, ProtocolSettings, RuntimeSettings

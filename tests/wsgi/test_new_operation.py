@@ -18,13 +18,13 @@ from werkzeug.test import Client
 
 from a2a_client import A2AClient
 from a2a_core import wire
+from a2a_core._operations import Answer, Params, Result
+from a2a_core._service import CallContext
 from a2a_core.auth import AuthorizeOperation
 from a2a_core.errors import TaskNotFoundError
 from a2a_core.extensions import ActivatedExtensions
 from a2a_core.models import GetTaskRequest, Message, Task
-from a2a_core.operations import Answer, Params, Result
 from a2a_core.optable import Limits, OperationSpec, Route
-from a2a_core.service import CallContext
 from a2a_core.wire._codecs import encode_model
 from a2a_core.wire._decode import decode_task
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply

@@ -3,7 +3,7 @@ parts may live (docs/streaming.md).
 
 The runtime's side of the seam runs here in-process, with a holder of the test's own (a
 real implementation of the Protocol: its wakeup records what a server would resume the
-stream on); gunicorn's side, a2a_wsgi.parking driving the stream, runs under ``a2a serve``
+stream on); gunicorn's side, a2a_wsgi._parking driving the stream, runs under ``a2a serve``
 in tests/multiprocess/test_parked_streams.py.
 """
 
@@ -25,6 +25,7 @@ from support.runtimes import runtime as build_runtime
 import a2a_client
 import a2a_core
 import a2a_wsgi
+from a2a_core._service import HEARTBEAT, IDLE, CallContext, OutboundEvent, StreamItem
 from a2a_core.models import (
     Message,
     Role,
@@ -36,9 +37,8 @@ from a2a_core.models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
-from a2a_core.service import HEARTBEAT, IDLE, CallContext, OutboundEvent, StreamItem
-from a2a_wsgi.agent import Agent, working
-from a2a_wsgi.runtime import Runtime
+from a2a_wsgi._agent import Agent, working
+from a2a_wsgi._runtime import Runtime
 
 #: The installed packages (the checkout's, or the wheel's under .ci/wheel-check).
 PACKAGES = {name: Path(module.__file__ or "").parent

@@ -1,7 +1,7 @@
 """How an app learns its server: told, never guessed (docs/deployment.md).
 
 A request's ``wsgi.multiprocess`` says whether other processes serve the app; the
-gunicorn hook announces the worker (:func:`a2a_wsgi.process.announce`), which starts
+gunicorn hook announces the worker (:func:`a2a_wsgi._process.announce`), which starts
 every app of the process with the worker count and the stream places it allows.
 Creating or starting an app reads no signal handler.
 """
@@ -20,10 +20,11 @@ import pytest
 from werkzeug.test import Client
 
 from a2a_core.models import Message
-from a2a_wsgi import A2AApp, Agent, AgentContext, process, reply
-from a2a_wsgi.process import ServerInfo
-from a2a_wsgi.serve import GEVENT_GC_THRESHOLD, gunicorn_post_worker_init, settle_gc
-from a2a_wsgi.store_choice import MemoryStoreInManyProcessesError
+from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi import _process as process
+from a2a_wsgi._process import ServerInfo
+from a2a_wsgi._serve import GEVENT_GC_THRESHOLD, gunicorn_post_worker_init, settle_gc
+from a2a_wsgi._store_choice import MemoryStoreInManyProcessesError
 from a2a_wsgi.stores import MemoryTaskStore, SQLiteTaskStore
 
 

@@ -28,11 +28,11 @@ import requests
 from support.a2a_http import METHODS, Peer, served, state_of, texts, unwrap, user_message
 
 from a2a_core import wire
-from a2a_core.idempotency import request_fingerprint
+from a2a_core._idempotency import request_fingerprint
 from a2a_core.models import Message, SendMessageRequest, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
-from a2a_wsgi.agent import working
-from a2a_wsgi.runtime import Runtime
+from a2a_wsgi._agent import working
+from a2a_wsgi._runtime import Runtime
 from a2a_wsgi.settings import CardSettings, RuntimeSettings, StreamSettings
 from a2a_wsgi.stores import SQLiteTaskStore
 

@@ -15,9 +15,9 @@ from support import wsgi_calls
 from a2a_core.models import Message
 from a2a_core.signing import SigningKey
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
+from a2a_wsgi._telemetry import ACCESS_LOGGER
 from a2a_wsgi.auth import APIKeyAuthenticator
 from a2a_wsgi.settings import CardSettings
-from a2a_wsgi.telemetry import ACCESS_LOGGER
 
 CARD_PATH = "/.well-known/agent-card.json"
 JWKS_PATH = "/.well-known/jwks.json"

@@ -22,7 +22,7 @@ import requests
 from support.gunicorn import ROOT, free_port, gunicorn_argv, stop_group
 
 from a2a_core.models import TaskState
-from a2a_wsgi.serve_checks import (
+from a2a_wsgi._serve_checks import (
     EXIT_ADDRESS,
     EXIT_APP,
     EXIT_CODES,

@@ -26,8 +26,8 @@ from a2a_wsgi import (
     put_metadata,
     reply,
 )
-from a2a_wsgi.cli import serve_main
-from a2a_wsgi.serve import parse_addr, serve
+from a2a_wsgi._cli import serve_main
+from a2a_wsgi._serve import parse_addr, serve
 from a2a_wsgi.settings import CardSettings, ProtocolSettings
 
 
@@ -218,7 +218,7 @@ def test_gunicorn_serves_the_echo_example(how: str, tmp_path: Path) -> None:
     if how == "gunicorn":
         argv = gunicorn_argv("examples.echo:app", port=port, threads=4, graceful_timeout=None)
     else:
-        argv = [sys.executable, "-m", "a2a_wsgi.cli", "serve", "examples.echo:app",
+        argv = [sys.executable, "-m", "a2a_wsgi._cli", "serve", "examples.echo:app",
                 "--bind", bind, "--threads", "4"]
     env = {"A2A_BASE_URL": f"http://{bind}/"}
     with ServerProcess(argv, port=port, log_path=tmp_path / "server.log", env=env) as server:

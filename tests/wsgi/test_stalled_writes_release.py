@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from a2a_wsgi import stalled_writes
-from a2a_wsgi.stalled_writes import StalledWrites
+from a2a_wsgi import _stalled_writes as stalled_writes
+from a2a_wsgi._stalled_writes import StalledWrites
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from support.gunicorn import ROOT, start_gunicorn
 
 from a2a_core.models import Message
 from a2a_wsgi import A2AApp, Agent, AgentContext
-from a2a_wsgi.admission import StreamPlaces, default_stream_limit, reserve_for
+from a2a_wsgi._admission import StreamPlaces, default_stream_limit, reserve_for
 from a2a_wsgi.settings import LimitSettings, StreamSettings
 
 
