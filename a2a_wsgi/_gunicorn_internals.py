@@ -15,7 +15,9 @@ release inside the bound. What it relies on (read in gunicorn 24.1 and 27.0):
   ``sock`` (gevent's socket) and ``chunked`` (how it frames a write);
 - the socket: closing it only marks it closed while a file made from it is open
   (``makefile``), so the connection outlives gunicorn's close;
-- gevent's socket: ``send(data, flags, timeout=0.0)`` sends what it can now.
+- gevent's socket: ``send(data, flags, timeout=0.0)`` sends what it can now;
+- the master (:func:`halt_once`): ``Arbiter.halt(reason, exit_status)``, whose
+  ``stop()`` reaps workers and raises ``HaltServer`` for one that failed to load.
 
 Nothing here imports gunicorn at module level (the response is recognised by its
 class's name), so importing the app costs nothing more.
@@ -27,7 +29,7 @@ import _socket
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["Connection", "gunicorn_response", "handed_over", "worker_hands_over"]
+__all__ = ["Connection", "gunicorn_response", "halt_once", "handed_over", "worker_hands_over"]
 
 #: The end of a chunked response (its last, empty chunk).
 _LAST_CHUNK = b"0\r\n\r\n"
@@ -140,3 +142,27 @@ class Connection:
         except (BlockingIOError, InterruptedError):
             sent = 0
         return data[sent:]
+
+
+def halt_once(arbiter: Any) -> None:
+    """Make the master's halt finish when several workers fail to load (the
+    ``on_starting`` hook of :mod:`a2a_wsgi.gunicorn_config`).
+
+    The first worker's "app failed to load" halts the master; while ``stop()`` waits
+    for the others it reaps the next one that failed the same way and raises
+    ``HaltServer`` again, which escaped ``halt`` as a traceback (exit 1, not 4). Each
+    such raise is one worker fewer, so halting again ends.
+    """
+    from gunicorn.errors import HaltServer  # type: ignore[import-untyped]
+
+    halt = arbiter.halt
+
+    def halt_again(reason: str | None = None, exit_status: int = 0) -> None:
+        while True:
+            try:
+                halt(reason, exit_status)  # ends in sys.exit(exit_status)
+                return
+            except HaltServer:
+                continue
+
+    arbiter.halt = halt_again
