@@ -354,6 +354,7 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
     from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
     from gunicorn.util import import_app  # type: ignore[import-untyped]
 
+    from ._gunicorn_internals import halt_once
     from ._serve_shutdown import ServeArbiter, open_report_pipe
 
     settings = {**gunicorn_settings(**options), "bind": [bind]}
@@ -377,19 +378,13 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
 
         def run(self) -> None:
             # BaseApplication.run with our master in place of gunicorn's.
+            arbiter = ServeArbiter(self)
+            halt_once(arbiter)  # several workers failing to load: one exit, no traceback
             try:
-                ServeArbiter(self).run()
+                arbiter.run()
             except RuntimeError as exc:
                 print(f"\nError: {exc}\n", file=sys.stderr, flush=True)
                 sys.exit(1)
 
-    from gunicorn.errors import HaltServer  # type: ignore[import-untyped]
-
     open_report_pipe()
-    try:
-        _Application().run()
-    except HaltServer as halted:
-        # gunicorn halts the master when a worker's app fails to load; if another worker
-        # fails the same way while it stops them, that second HaltServer escapes its halt
-        # as a traceback. The workers have said why (one line each): exit as gunicorn would.
-        raise SystemExit(halted.exit_status) from None
+    _Application().run()
