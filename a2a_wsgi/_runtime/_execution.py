@@ -220,11 +220,21 @@ class AgentRunner:
         if isinstance(outcome, MessageReply):
             self._message_outcome(run, outcome)
             return
-        self._ensure_working(run)
         if isinstance(outcome, Stream):
+            self._ensure_working(run)
             self._consume(run, outcome)
             return
         change = self._outcome_change(run, outcome)
+        if not run.created:
+            # The agent returned before anything stored the task (a blocking send's
+            # agent that emitted nothing): the task is stored as the run leaves it,
+            # WORKING and then changed by the outcome, in one save. Unleased: the run
+            # is over, nothing is left to recover.
+            working = self.changes.leave_submitted()
+            self._materialize(run, working, *(() if change is None else (change,)),
+                              lease=False)
+            return
+        self._ensure_working(run)
         if change is not None:
             self._apply_late(run, change)
 
@@ -332,9 +342,10 @@ class AgentRunner:
         self._ensure_working(run)
         self._apply_late(run, change)
 
-    def _materialize(self, run: Run, then: Change | None = None) -> None:
+    def _materialize(self, run: Run, *then: Change, lease: bool = True) -> None:
         """Store the run's new task (runtime Rule 3): SUBMITTED, or already changed by
-        ``then`` in the same save. A no-op once stored.
+        each of ``then`` in the same save, leased to this process unless ``lease`` is
+        False. A no-op once stored.
 
         The run's snapshot (a stream's first item) is the task as created, before
         ``then``: the stream then sends ``then``'s events from the log as updates.
@@ -351,11 +362,11 @@ class AgentRunner:
         message_id = run.message.message_id if run.fingerprint is not None else None
         # The save that acknowledges the task leases it too: if this process dies
         # before the run starts (queued in the pool), a reaper recovers it.
-        lease = None if run.leased else self._keeper.claim(run.call, run.task_id)
+        claim = None if run.leased or not lease else self._keeper.claim(run.call, run.task_id)
         stored = self._updates.create(task, run.scope, then, message_id=message_id,
-                                      fingerprint=run.fingerprint, lease=lease)
+                                      fingerprint=run.fingerprint, lease=claim)
         with run.lock:
-            run.leased = run.leased or self._keeper.holds(lease)
+            run.leased = run.leased or self._keeper.holds(claim)
             run.created = True
             run.snapshot = StoredTask(task, stored.version, 0)
             run.latest = stored

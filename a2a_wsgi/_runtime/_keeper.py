@@ -187,10 +187,10 @@ class LeaseKeeper:
     def take(self, run: Run) -> None:
         """Lease the run's task to this worker (another's live lease: run anyway, warn).
 
-        A new task's run leased it when it was stored (no other worker can know
-        its id yet): nothing to write then."""
+        A new task's run leases it when it stores it (no other worker can know its
+        id before): nothing to write here, whether it is stored yet or not."""
         run.started = True
-        if self.lease_seconds is None or (run.leased and run.is_new):
+        if self.lease_seconds is None or run.is_new and (run.leased or not run.created):
             return
         self._ensure_thread()
         now = utc_now()

@@ -67,18 +67,27 @@ class TaskUpdates:
             raise TaskNotFoundError(f"Task {task_id} not found")
         return task
 
-    def create(self, task: Task, scope: Scope, then: Change | None = None, *,
+    def create(self, task: Task, scope: Scope, then: Sequence[Change] = (), *,
                message_id: str | None = None, fingerprint: str | None = None,
                lease: LeaseClaim | None = None) -> StoredTask:
-        """Store a new task, already changed by ``then``, in one save (runtime Rule 3).
+        """Store a new task, already changed by each of ``then`` in turn, in one save
+        (runtime Rule 3).
 
-        Both transitions (created, then changed) are reported, and the change's
-        events open the task's log, as if the task had been saved and then updated.
-        ``message_id`` and the request's ``fingerprint`` are recorded with the task,
-        so the same request resent finds it (the store raises DuplicateMessageError
-        when it already created one). ``lease`` leases the task in that same save.
+        Every transition (created, then each change) is reported, and the changes'
+        events open the task's log, as if the task had been saved and then updated
+        once per change. ``message_id`` and the request's ``fingerprint`` are
+        recorded with the task, so the same request resent finds it (the store
+        raises DuplicateMessageError when it already created one). ``lease`` leases
+        the task in that same save.
         """
-        updated, events = then(task) if then is not None else (task, ())
+        steps: list[Task] = [task]
+        events: tuple[StreamEvent, ...] = ()
+        for change in then:
+            changed, more = change(steps[-1])
+            if changed is not steps[-1]:
+                steps.append(changed)
+            events += more
+        updated = steps[-1]
         if updated is not task or events:
             updated = self._bounded(updated)
         if self.generations:  # the task as created is generation 1, then's changes count on
@@ -89,11 +98,8 @@ class TaskUpdates:
                                   tenant=scope[1], events=events, outbox=outbox,
                                   message_id=message_id, fingerprint=fingerprint,
                                   lease=lease)
-        if updated is task:
-            self._reported(None, task)
-        else:
-            self._reported(None, task, updated)
-        self._poke(updated.id)  # once for both: a waiter reads the task as it is now
+        self._reported(None, *steps[:-1], updated)
+        self._poke(updated.id)  # once for all: a waiter reads the task as it is now
         self._outbox_written(outbox)
         return StoredTask(updated, version, len(events))
 

@@ -109,14 +109,13 @@ def call() -> CallContext:
 # -- round trips ---------------------------------------------------------------------------
 
 
-def test_a_blocking_send_stores_the_task_working_at_once_and_never_rereads_it(
+def test_a_blocking_send_whose_agent_returns_at_once_stores_its_task_in_one_save(
         made: list[Runtime]) -> None:
     store = new_store(RecordingMemory)
     runtime = make(made, lambda msg, c: reply("echo"), store=store)
     result = runtime.send_message(send(), call())
-    # one create (already WORKING), one compare-and-set for COMPLETED on the task the run
-    # saved (no read); no lease on memory
-    assert store.calls == ["save", "save"]
+    # one create, the task already WORKING and then COMPLETED: no read, no second save
+    assert store.calls == ["save"]
     assert isinstance(result, Task) and result.status.state is S.COMPLETED
     assert result == store.get(result.id)
     logged = [event for _, event in store.events_after(result.id, 0)]
@@ -126,15 +125,36 @@ def test_a_blocking_send_stores_the_task_working_at_once_and_never_rereads_it(
         S.WORKING, S.COMPLETED]
 
 
-def test_a_durable_store_still_leases_the_task_around_the_run(
+def test_a_durable_store_takes_no_lease_for_a_run_that_stored_nothing_before_it_ended(
         made: list[Runtime], tmp_path: Any) -> None:
+    # Nothing was stored while the agent ran (no other worker could know the task), and
+    # the task is stored as the run ends: there is nothing for a lease to recover.
     store = new_store(RecordingSQLite, tmp_path / "t.sqlite3")
     runtime = make(made, lambda msg, c: reply("echo"), store=store, lease_seconds=5.0,
                    poll_interval=0.05)
     result = runtime.send_message(send(), call())
-    assert store.calls == ["acquire_lease", "save", "save", "release_lease"]
+    assert store.calls == ["save"]
     assert isinstance(result, Task) and result == store.get(result.id)
-    assert store.expired_leases(datetime.now(timezone.utc) + timedelta(days=1)) == []
+    assert store.get_lease(result.id) is None
+
+
+def test_a_durable_store_leases_the_task_once_the_run_stores_it(
+        made: list[Runtime], tmp_path: Any) -> None:
+    store = new_store(RecordingSQLite, tmp_path / "t.sqlite3")
+    seen: dict[str, Any] = {}
+
+    def handler(msg: Message, ctx: AgentContext) -> Any:
+        ctx.emit_status(S.WORKING, "on it")  # stores the task, leased: its run goes on
+        seen["lease"] = store.get_lease(ctx.task_id)
+        return reply("echo")
+
+    runtime = make(made, handler, store=store, lease_seconds=5.0, poll_interval=0.05)
+    result = runtime.send_message(send(), call())
+    assert isinstance(result, Task) and result.status.state is S.COMPLETED
+    assert seen["lease"] is not None and seen["lease"].worker_id == runtime.worker_id
+    assert store.calls[0] == "save" and store.calls[-1] == "release_lease"
+    assert "acquire_lease" not in store.calls
+    assert store.get_lease(result.id) is None
 
 
 def test_a_continuation_answers_from_its_own_write(made: list[Runtime]) -> None:
@@ -174,9 +194,9 @@ def test_a_push_config_on_send_is_stored_before_the_events_it_is_planned_for(
     runtime = make(made, lambda msg, c: reply("x"), store=store, push_planner=planner)
     hook = PushNotificationConfig(url="https://hooks.example/p", id="p1")
     runtime.send_message(send(push=hook), call())
-    assert store.calls == ["put_push_config", "list_push_configs", "save",
-                           "list_push_configs", "save"]
-    assert planned == [("working", [1]), ("completed", [2, 3])]
+    assert store.calls == ["put_push_config", "list_push_configs", "save"]
+    # one save, planned once: WORKING, the artifact and COMPLETED, numbered as logged
+    assert planned == [("completed", [1, 2, 3])]
 
 
 def test_a_cancel_during_a_blocking_run_is_what_the_send_answers(made: list[Runtime]) -> None:
