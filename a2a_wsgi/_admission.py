@@ -16,7 +16,6 @@ reserved unless the deployment asks.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 __all__ = ["StreamPlaces", "default_stream_limit", "reserve_for"]
 
@@ -26,15 +25,12 @@ def reserve_for(capacity: int) -> int:
     return max(2, capacity // 4)
 
 
-def default_stream_limit(worker_config: Any) -> int | None:
-    """The stream limit for a gunicorn worker's settings (None outside gunicorn: no limit)."""
-    if worker_config is None:
-        return None
-    worker_class = str(getattr(worker_config, "worker_class_str", "") or "")
+def default_stream_limit(worker_class: str, *, threads: int, connections: int) -> int:
+    """The stream limit for a gunicorn worker of ``worker_class`` (gunicorn's name for it)
+    with ``threads`` threads (gthread) or ``connections`` connections (gevent); the
+    settings are read by :func:`a2a_wsgi._gunicorn_internals.worker_settings`."""
     if "gevent" in worker_class:
-        connections = int(getattr(worker_config, "worker_connections", 1000))
         return max(1, connections - max(16, connections // 100))
-    threads = int(getattr(worker_config, "threads", 1))
     return max(1, threads - reserve_for(threads))
 
 

@@ -1,14 +1,20 @@
-"""Every use of gunicorn's internals, in one module: what parking (:mod:`a2a_wsgi._parking`)
-needs to take a held stream's connection over from gunicorn's gevent worker.
+"""Every use of gunicorn's code, in one module: its master, its application runner, its
+config as a worker reads it, its import of an app, and what parking (:mod:`a2a_wsgi._parking`)
+needs to take a held stream's connection over from gunicorn's gevent worker. No other
+module imports gunicorn or reads its objects' attributes (tests/wsgi/test_gunicorn_contained.py);
+they pass its objects through untouched.
 
-None of this is gunicorn's documented API, so pyproject bounds gunicorn above and
+Little of this is gunicorn's documented API, so pyproject bounds gunicorn above and
 ``.ci/run`` runs the parking tests on the lowest gunicorn allowed and on the newest
 release inside the bound. What it relies on (read in gunicorn 24.1 and 27.0):
 
 - the worker: ``gunicorn.workers.ggevent.GeventWorker``, an async worker whose
   handler calls ``worker.wsgi(environ, response.start_response)`` and, when that
   raises ``StopIteration``, ends its handling of the connection quietly (logged at
-  debug level) and closes its socket;
+  debug level) and closes its socket; ``worker.cfg``, the worker's settings;
+- the settings (``gunicorn.config.Config``): ``workers``, ``threads``,
+  ``worker_connections``, ``graceful_timeout``, ``worker_class_str`` (the class's
+  name: ``gthread`` for ``sync`` with threads) and ``set(name, value)``;
 - the response: ``gunicorn.http.wsgi.Response`` (the ``__self__`` of the
   ``start_response`` it passes): ``force_close()`` (the headers say
   ``Connection: close``), ``write()`` (headers first), ``send_headers()``,
@@ -16,20 +22,46 @@ release inside the bound. What it relies on (read in gunicorn 24.1 and 27.0):
 - the socket: closing it only marks it closed while a file made from it is open
   (``makefile``), so the connection outlives gunicorn's close;
 - gevent's socket: ``send(data, flags, timeout=0.0)`` sends what it can now;
-- the master (:func:`halt_once`): ``Arbiter.halt(reason, exit_status)``, whose
-  ``stop()`` reaps workers and raises ``HaltServer`` for one that failed to load.
+- the master (``gunicorn.arbiter.Arbiter``): its loop calls ``handle_int()`` for
+  SIGINT and ``handle_term()`` for SIGTERM, and a handler raising ``StopIteration``
+  makes it ``halt()``, a graceful stop of the workers; ``WORKERS`` (the workers by
+  pid), ``kill_worker(pid, sig)``; ``halt(reason, exit_status)``, whose ``stop()``
+  reaps workers and raises ``HaltServer`` for one that failed to load
+  (:func:`halt_once`); a worker whose app's import raises ``AppImportError`` prints
+  it and exits with 4 (:data:`APP_LOAD_ERROR`, as does a worker of ours whose app
+  cannot start), which stops the master;
+- the application (``gunicorn.app.base.BaseApplication``): ``load_config()`` fills
+  ``self.cfg``, ``load()`` returns the WSGI app in each worker, and ``run()``
+  runs an ``Arbiter(self)`` (:func:`run_master` runs its own in its place);
+- ``gunicorn.util.import_app("module:object")``, raising
+  ``gunicorn.errors.AppImportError`` when the object is missing or not callable.
 
 Nothing here imports gunicorn at module level (the response is recognised by its
-class's name), so importing the app costs nothing more.
+class's name, the master's class is made on first use), so importing the app costs
+nothing more.
 """
 
 from __future__ import annotations
 
 import _socket
-from collections.abc import Mapping
+import signal
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Connection", "gunicorn_response", "halt_once", "handed_over", "worker_hands_over"]
+__all__ = [
+    "APP_LOAD_ERROR", "AppImportError", "Connection", "Master", "WorkerSettings",
+    "gunicorn_response", "halt_once", "handed_over", "import_app", "run_master",
+    "worker_hands_over", "worker_settings",
+]
+
+#: gunicorn's exit code for a worker whose app did not load: the master stops instead of
+#: booting it again.
+APP_LOAD_ERROR = 4
+
+#: A WSGI app, as gunicorn loads and calls it.
+WSGIApp = Callable[..., Any]
 
 #: The end of a chunked response (its last, empty chunk).
 _LAST_CHUNK = b"0\r\n\r\n"
@@ -166,3 +198,130 @@ def halt_once(arbiter: Any) -> None:
                 continue
 
     arbiter.halt = halt_again
+
+
+class AppImportError(Exception):
+    """gunicorn found no WSGI app where ``module:object`` points (its message says why:
+    no such attribute, not callable, a call expression it cannot read)."""
+
+
+def import_app(target: str) -> WSGIApp:
+    """The object ``target`` (``module:object``, or ``module:factory(...)``, called) names,
+    found as gunicorn's workers find it; :class:`AppImportError` when there is none. An
+    error of the module's own import or of the factory's call propagates as it is."""
+    from gunicorn.errors import AppImportError as NotFound
+    from gunicorn.util import import_app as find  # type: ignore[import-untyped]
+
+    try:
+        found: WSGIApp = find(target)
+    except NotFound as exc:
+        raise AppImportError(str(exc)) from exc
+    return found
+
+
+@dataclass(frozen=True)
+class WorkerSettings:
+    """What a gunicorn worker's settings say about the places it has, as plain values."""
+
+    #: Worker processes the master runs (1 when the setting is not a count).
+    workers: int
+    #: The worker class, as gunicorn names it: ``gevent``, ``gthread``, ``sync``, a path.
+    worker_class: str
+    #: Threads of a gthread worker.
+    threads: int
+    #: Connections an async (gevent) worker holds at once.
+    connections: int
+
+
+def worker_settings(worker: Any) -> WorkerSettings:
+    """The settings of gunicorn's ``worker`` (the ``post_worker_init`` hook's argument);
+    a setting it lacks has gunicorn's default."""
+    cfg = worker.cfg
+    workers = getattr(cfg, "workers", 1)
+    return WorkerSettings(workers=workers if isinstance(workers, int) else 1,
+                          worker_class=str(getattr(cfg, "worker_class_str", "") or ""),
+                          threads=int(getattr(cfg, "threads", 1)),
+                          connections=int(getattr(cfg, "worker_connections", 1000)))
+
+
+class Master:
+    """gunicorn's master, as the code that stops it sees it (:mod:`a2a_wsgi._serve_shutdown`)."""
+
+    __slots__ = ("_arbiter",)
+
+    def __init__(self, arbiter: Any) -> None:
+        self._arbiter = arbiter
+
+    def worker_pids(self) -> list[int]:
+        """The workers running now, by process id."""
+        return list(self._arbiter.WORKERS)
+
+    def signal_worker(self, pid: int, signum: int) -> None:
+        """Send one worker a signal, as gunicorn does (a worker already gone is forgotten)."""
+        self._arbiter.kill_worker(pid, signum)
+
+    @property
+    def graceful_timeout(self) -> float:
+        """Seconds a worker told to stop gracefully has before it is killed."""
+        return float(self._arbiter.cfg.graceful_timeout)
+
+
+#: A stop callback: the master, and the signal (SIGINT or SIGTERM) that asked for the stop.
+OnStop = Callable[[Master, int], None]
+
+
+def _stopping_master(on_stop: OnStop) -> type:
+    """gunicorn's master class, whose first SIGINT or SIGTERM calls ``on_stop`` and then
+    stops the workers gracefully (gunicorn's own SIGINT is a quick stop)."""
+    from gunicorn.arbiter import Arbiter  # type: ignore[import-untyped]
+
+    class StoppingMaster(Arbiter):  # type: ignore[misc]
+        def handle_int(self) -> None:
+            self._stop(signal.SIGINT)
+
+        def handle_term(self) -> None:
+            self._stop(signal.SIGTERM)
+
+        def _stop(self, signum: int) -> None:
+            on_stop(Master(self), signum)
+            raise StopIteration  # gunicorn's loop then halts: a graceful stop of the workers
+
+    return StoppingMaster
+
+
+def run_master(settings: Mapping[str, Any], load: Callable[[], WSGIApp], *,
+               on_stop: OnStop) -> None:
+    """Run gunicorn in the foreground until it exits: ``settings`` by gunicorn's names (None
+    values left to gunicorn), ``load`` called in each worker for its app, ``on_stop`` on
+    the first SIGINT or SIGTERM before the graceful stop, and :func:`halt_once` in place.
+
+    ``load`` raising :class:`AppImportError` is gunicorn's "app failed to load": the worker
+    prints it and exits with 4, and the master stops."""
+    from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
+    from gunicorn.errors import AppImportError as NotFound
+
+    master_class = _stopping_master(on_stop)
+
+    class _Application(BaseApplication):  # type: ignore[misc]
+        def load_config(self) -> None:
+            for key, value in settings.items():
+                if value is not None:
+                    self.cfg.set(key, value)
+
+        def load(self) -> WSGIApp:
+            try:
+                return load()
+            except AppImportError as exc:  # gunicorn's again: its worker reports it
+                raise NotFound(str(exc)) from None
+
+        def run(self) -> None:
+            # BaseApplication.run with our master in place of gunicorn's.
+            arbiter = master_class(self)
+            halt_once(arbiter)  # several workers failing to load: one exit, no traceback
+            try:
+                arbiter.run()
+            except RuntimeError as exc:
+                print(f"\nError: {exc}\n", file=sys.stderr, flush=True)
+                sys.exit(1)
+
+    _Application().run()

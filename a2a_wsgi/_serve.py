@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._admission import default_stream_limit
 from ._concurrency import cooperative
+from ._gunicorn_internals import APP_LOAD_ERROR
 from ._process import ServerInfo, announce
 from ._store_choice import MemoryStoreInManyProcessesError, MissingExtraError
 from .stores._base import StoreOpenError
@@ -52,8 +53,6 @@ __all__ = [
     "stop_streams_on_sigterm",
 ]
 
-#: gunicorn's exit code for a worker whose app did not load: the master stops.
-_APP_LOAD_ERROR = 4
 _WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]", ""}
 
 
@@ -252,12 +251,15 @@ def gunicorn_post_worker_init(worker: Any) -> None:
 
         from a2a_wsgi._serve import gunicorn_post_worker_init as post_worker_init
     """
+    from ._gunicorn_internals import worker_settings
+
     stop_streams_on_sigterm()
     raise_open_file_limit()
-    cfg = worker.cfg
-    workers = getattr(cfg, "workers", 1)
-    info = ServerInfo(multiprocess=isinstance(workers, int) and workers > 1,
-                      stream_limit=default_stream_limit(cfg),
+    settings = worker_settings(worker)
+    info = ServerInfo(multiprocess=settings.workers > 1,
+                      stream_limit=default_stream_limit(settings.worker_class,
+                                                        threads=settings.threads,
+                                                        connections=settings.connections),
                       parks_streams=_hands_over(worker))
     try:
         announce(info)
@@ -266,7 +268,7 @@ def gunicorn_post_worker_init(worker: Any) -> None:
         # One line, not a traceback per worker; gunicorn's "app failed to load" code
         # makes the master stop instead of booting the worker again.
         print(f"a2a: {exc}", file=sys.stderr, flush=True)
-        sys.exit(_APP_LOAD_ERROR)
+        sys.exit(APP_LOAD_ERROR)
     settle_gc(cooperative_worker=cooperative())
 
 
@@ -351,40 +353,20 @@ def run_gunicorn(app: Callable[..., Any] | str, bind: str = "127.0.0.1:8000",
     ``graceful_timeout`` for running tasks and says so on stderr; a second Ctrl-C
     stops at once (:mod:`a2a_wsgi._serve_shutdown`).
     """
-    from gunicorn.app.base import BaseApplication  # type: ignore[import-untyped]
-    from gunicorn.util import import_app  # type: ignore[import-untyped]
-
-    from ._gunicorn_internals import halt_once
-    from ._serve_shutdown import ServeArbiter, open_report_pipe
+    from ._gunicorn_internals import import_app, run_master
+    from ._serve_shutdown import open_report_pipe, stop_gracefully
 
     settings = {**gunicorn_settings(**options), "bind": [bind]}
     settings["post_worker_init"] = _post_worker_init(settings.get("post_worker_init"))
 
-    class _Application(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            for key, value in settings.items():
-                if value is not None:
-                    self.cfg.set(key, value)
-
-        def load(self) -> Callable[..., Any]:
-            try:
-                loaded: Callable[..., Any] = import_app(app) if isinstance(app, str) else app
-            except StoreOpenError as exc:
-                # One line, not a traceback per worker; gunicorn's "app failed to load"
-                # code makes the master stop instead of booting the worker again.
-                print(f"a2a: {exc}", file=sys.stderr, flush=True)
-                sys.exit(_APP_LOAD_ERROR)
-            return loaded
-
-        def run(self) -> None:
-            # BaseApplication.run with our master in place of gunicorn's.
-            arbiter = ServeArbiter(self)
-            halt_once(arbiter)  # several workers failing to load: one exit, no traceback
-            try:
-                arbiter.run()
-            except RuntimeError as exc:
-                print(f"\nError: {exc}\n", file=sys.stderr, flush=True)
-                sys.exit(1)
+    def load() -> Callable[..., Any]:
+        try:
+            return import_app(app) if isinstance(app, str) else app
+        except StoreOpenError as exc:
+            # One line, not a traceback per worker; gunicorn's "app failed to load"
+            # code makes the master stop instead of booting the worker again.
+            print(f"a2a: {exc}", file=sys.stderr, flush=True)
+            sys.exit(APP_LOAD_ERROR)
 
     open_report_pipe()
-    _Application().run()
+    run_master(settings, load, on_stop=stop_gracefully)

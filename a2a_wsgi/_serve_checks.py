@@ -117,8 +117,7 @@ def check_app(target: str, *, workers: int) -> None:
     """Import ``target`` (``module:object``) as a worker will and open the task stores of
     the A2A apps it made; StartupFailure says what is wrong. Run it in a child that
     exits afterwards (:func:`probe_app`): the import stays out of the calling process."""
-    from gunicorn.errors import AppImportError  # type: ignore[import-untyped]
-    from gunicorn.util import import_app  # type: ignore[import-untyped]
+    from ._gunicorn_internals import AppImportError, import_app
 
     module = target.partition(":")[0]
     try:
@@ -256,7 +255,8 @@ def _no_module(missing: str, target: str) -> str:
 
 def _raised(what: str, exc: BaseException) -> str:
     """'WHAT: Error: message (file, line N)', N the innermost line outside importlib,
-    gunicorn and this module: where the app's code failed."""
+    gunicorn (its files and ._gunicorn_internals) and this module: where the app's code
+    failed."""
     where = ""
     frames = traceback.extract_tb(exc.__traceback__)
     ours = [f for f in frames if "importlib" not in f.filename

@@ -6,7 +6,8 @@ gunicorn alone treats Ctrl-C as a quick stop that still waits, silently, up to
 traceback each. Under :func:`~a2a_wsgi._serve.run_gunicorn` (so ``a2a serve``):
 
 - the workers ignore SIGINT (a terminal sends it to all of them; the master decides);
-- on the first SIGINT or SIGTERM the master (:class:`ServeArbiter`) sends the
+- on the first SIGINT or SIGTERM the master (:func:`stop_gracefully`, called by
+  gunicorn's master from :func:`~a2a_wsgi._gunicorn_internals.run_master`) sends the
   workers SIGTERM, as for a graceful stop: open streams end cleanly and each
   worker exits once its running tasks are done, within ``graceful_timeout``;
   each worker tells the master how many tasks it runs (:func:`report_runs`, over
@@ -25,12 +26,14 @@ import sys
 import time
 from collections.abc import Iterable
 from types import FrameType
-
-from gunicorn.arbiter import Arbiter  # type: ignore[import-untyped]
+from typing import TYPE_CHECKING
 
 from ._serve_checks import EXIT_STOPPED
 
-__all__ = ["ServeArbiter", "open_report_pipe", "report_runs", "runs_in_flight"]
+if TYPE_CHECKING:
+    from ._gunicorn_internals import Master
+
+__all__ = ["open_report_pipe", "report_runs", "runs_in_flight", "stop_gracefully"]
 
 #: How long the master waits for the workers' counts before it says what it waits for.
 REPORT_WAIT = 1.0
@@ -100,32 +103,14 @@ def _tasks(count: int) -> str:
     return f"{count} running task" + ("" if count == 1 else "s")
 
 
-class ServeArbiter(Arbiter):  # type: ignore[misc]
-    """gunicorn's master, stopping as the module docstring says."""
+def stop_gracefully(master: Master, signum: int) -> None:
+    """The first Ctrl-C or SIGTERM: the workers are told to stop gracefully now (gunicorn's
+    own Ctrl-C is a quick stop), the tasks they still run are counted and said, and a
+    second Ctrl-C stops at once. gunicorn's master then stops the workers gracefully."""
 
-    def handle_int(self) -> None:
-        """The first Ctrl-C: a graceful stop, as SIGTERM (gunicorn's own is a quick stop)."""
-        self._stop_gracefully("Ctrl-C again to stop now")
-
-    def handle_term(self) -> None:
-        self._stop_gracefully("Ctrl-C (SIGINT) to stop now")
-
-    def _stop_gracefully(self, again: str) -> None:
-        signal.signal(signal.SIGINT, self._stop_now)
-        workers = list(self.WORKERS)
-        if _pipe is not None:
-            _drain(_pipe[0])  # reports of workers stopped earlier (a reload, say)
-        for pid in workers:  # now, so that they report while gunicorn's stop begins
-            self.kill_worker(pid, signal.SIGTERM)
-        running = _collect(_pipe[0], workers, REPORT_WAIT) if _pipe is not None else 0
-        if running:
-            print(f"a2a serve: waiting up to {self.cfg.graceful_timeout:g} s for "
-                  f"{_tasks(running)}; {again}", file=sys.stderr, flush=True)
-        raise StopIteration  # gunicorn's loop then halts: a graceful stop of the workers
-
-    def _stop_now(self, signum: int, frame: FrameType | None) -> None:
+    def stop_now(second: int, frame: FrameType | None) -> None:
         """A second Ctrl-C: kill the workers and exit, from the signal handler itself."""
-        for pid in list(self.WORKERS):
+        for pid in master.worker_pids():
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -133,3 +118,15 @@ class ServeArbiter(Arbiter):  # type: ignore[misc]
         print("a2a serve: stopped without waiting for the running tasks", file=sys.stderr,
               flush=True)
         os._exit(EXIT_STOPPED)
+
+    signal.signal(signal.SIGINT, stop_now)
+    workers = master.worker_pids()
+    if _pipe is not None:
+        _drain(_pipe[0])  # reports of workers stopped earlier (a reload, say)
+    for pid in workers:  # now, so that they report while gunicorn's stop begins
+        master.signal_worker(pid, signal.SIGTERM)
+    running = _collect(_pipe[0], workers, REPORT_WAIT) if _pipe is not None else 0
+    if running:
+        again = "again" if signum == signal.SIGINT else "(SIGINT)"
+        print(f"a2a serve: waiting up to {master.graceful_timeout:g} s for "
+              f"{_tasks(running)}; Ctrl-C {again} to stop now", file=sys.stderr, flush=True)

@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--with-parent", action="store_true",
                         help="also stop when stdin closes (a2a serve --grpc: when it ends)")
     args = parser.parse_args(argv)
-    from gunicorn.util import import_app  # type: ignore[import-untyped]
+    from .._gunicorn_internals import import_app
 
     sys.path.insert(0, ".")  # as gunicorn and `a2a serve` do: `examples.echo:app` from cwd
     app = import_app(args.app)

@@ -6,7 +6,6 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -44,16 +43,16 @@ def test_places_count_and_refuse_past_the_limit() -> None:
     assert all(unlimited.admit() for _ in range(1000))
 
 
-@pytest.mark.parametrize("cfg, limit", [
-    (None, None),
-    (SimpleNamespace(worker_class_str="gthread", threads=16), 12),
-    (SimpleNamespace(worker_class_str="gthread", threads=4), 2),
-    (SimpleNamespace(worker_class_str="sync", threads=1), 1),
-    (SimpleNamespace(worker_class_str="gevent", worker_connections=12000), 11880),
-    (SimpleNamespace(worker_class_str="gevent", worker_connections=100), 84),
+@pytest.mark.parametrize("worker_class, threads, connections, limit", [
+    ("gthread", 16, 1000, 12),
+    ("gthread", 4, 1000, 2),
+    ("sync", 1, 1000, 1),
+    ("gevent", 1, 12000, 11880),
+    ("gevent", 1, 100, 84),
 ])
-def test_the_default_limit_keeps_a_reserve_for_short_requests(cfg: Any, limit: int | None) -> None:
-    assert default_stream_limit(cfg) == limit
+def test_the_default_limit_keeps_a_reserve_for_short_requests(
+        worker_class: str, threads: int, connections: int, limit: int) -> None:
+    assert default_stream_limit(worker_class, threads=threads, connections=connections) == limit
     assert reserve_for(16) == 4 and reserve_for(3) == 2
 
 
