@@ -6,9 +6,10 @@ processes serve the same app, builds the runtime, the dispatcher, the push
 worker and the request guard, and sizes the stream places for the server it
 runs under. The core's one configuration (:class:`~a2a_core._server.DispatcherConfig`)
 is built here from the settings groups (:func:`core_config`), and so are the
-applications of the route table's mounts (the inspector page). Each card variant the app serves is checked against the published schema
-(:mod:`.card_schema`), so an app whose card breaks it does not start. Nothing here runs at
-import or when an app is created.
+applications of the route table's mounts (the inspector page). Each card variant the
+app serves is checked against the published schema (:mod:`._card_schema`), so an app
+whose card breaks it does not start. Nothing here runs at import or when an app is
+created.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ._admission import StreamPlaces
 from ._agent import Agent
 from ._card_schema import check_served_card
 from ._process import ServerInfo
-from ._public_url import normalize_hosts
+from ._public_url import load_host_checks, normalize_hosts
 from ._runtime import Runtime
 from ._store_choice import choose_store
 from ._wsgi_io import StartResponse
@@ -122,6 +123,8 @@ def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,
         public_keys=lambda: _public_keys(push_signer, config.card_signer),
     )
     check_served_card(dispatcher.card, settings.base_url)  # a card off the schema never serves
+    if settings.base_url is None:
+        load_host_checks()  # each request then checks its Host header
     guessed = spec == "memory" and settings.store is None and not server.multiprocess
     return Assembly(runtime, dispatcher, runtime.agent_card(), deliverer, streams,
                     normalize_hosts(card.trusted_hosts), guessed, guard, _mounts(settings))

@@ -22,7 +22,8 @@ from collections.abc import Collection, Mapping
 from typing import Any
 from urllib.parse import quote
 
-__all__ = ["LOOPBACK_HOSTS", "UntrustedHostError", "request_base_url", "normalize_hosts"]
+__all__ = ["LOOPBACK_HOSTS", "UntrustedHostError", "load_host_checks", "normalize_hosts",
+           "request_base_url"]
 
 #: Trusted when the deployment names no hosts: the card is right for local use.
 LOOPBACK_HOSTS: tuple[str, ...] = ("localhost", "127.0.0.1", "::1")
@@ -76,6 +77,18 @@ def request_base_url(environ: Mapping[str, Any], trusted: tuple[str, ...]) -> st
     if url is None:
         raise UntrustedHostError(host)
     return url
+
+
+def load_host_checks() -> None:
+    """Import what :func:`request_base_url` needs from werkzeug, once, before requests.
+
+    Called while the app assembles (under its lock): werkzeug's modules import each
+    other, and several request threads importing them for the first time at once
+    could see one half-initialised (``cannot import name 'wrap_file' from partially
+    initialized module 'werkzeug.wsgi'``, seen under gthread with 4 threads).
+    """
+    import werkzeug.exceptions  # noqa: F401
+    import werkzeug.wsgi  # noqa: F401
 
 
 @functools.lru_cache(maxsize=256)
