@@ -171,9 +171,8 @@ class AgentRunner:
             raise run.error
         if run.reply is not None:
             return run.reply
-        if run.latest is not None:
-            return run.latest.task
-        return self._updates.visible(run.task_id, run.scope)
+        return run.latest.task if run.latest is not None else self._updates.visible(
+            run.task_id, run.scope)
 
     def _finish(self, run: Run) -> None:
         self._keeper.release(run)
@@ -226,13 +225,10 @@ class AgentRunner:
             return
         change = self._outcome_change(run, outcome)
         if not run.created:
-            # The agent returned before anything stored the task (a blocking send's
-            # agent that emitted nothing): the task is stored as the run leaves it,
-            # WORKING and then changed by the outcome, in one save. Unleased: the run
-            # is over, nothing is left to recover.
-            working = self.changes.leave_submitted()
-            self._materialize(run, working, *(() if change is None else (change,)),
-                              lease=False)
+            # Nothing stored the task while the agent ran: one save, WORKING then changed,
+            # unleased (the run is over: nothing is left to recover).
+            then = () if change is None else (change,)
+            self._materialize(run, self.changes.leave_submitted(), *then, lease=False)
             return
         self._ensure_working(run)
         if change is not None:
@@ -343,9 +339,8 @@ class AgentRunner:
         self._apply_late(run, change)
 
     def _materialize(self, run: Run, *then: Change, lease: bool = True) -> None:
-        """Store the run's new task (runtime Rule 3): SUBMITTED, or already changed by
-        each of ``then`` in the same save, leased to this process unless ``lease`` is
-        False. A no-op once stored.
+        """Store the run's new task (runtime Rule 3): SUBMITTED, or changed by each of
+        ``then`` in the same save; leased unless ``lease`` is False. A no-op once stored.
 
         The run's snapshot (a stream's first item) is the task as created, before
         ``then``: the stream then sends ``then``'s events from the log as updates.
@@ -397,11 +392,4 @@ class AgentRunner:
             log.debug("task %s is %s: update dropped", run.task_id,
                       current.task.status.state.value)
             stored = current
-        _keep_latest(run, stored)
-
-
-def _keep_latest(run: Run, stored: StoredTask) -> None:
-    """Remember the newest version of the task the run has seen (agents may emit from threads)."""
-    with run.lock:
-        if run.latest is None or stored.version >= run.latest.version:
-            run.latest = stored
+        run.keep_latest(stored)

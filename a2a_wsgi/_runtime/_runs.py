@@ -104,6 +104,13 @@ class Run:
         if self.cond.waiting:
             self.cond.notify_all()
 
+    def keep_latest(self, stored: StoredTask) -> None:
+        """Remember the newest version of the task the run has seen (agents may emit from
+        threads)."""
+        with self.lock:
+            if self.latest is None or stored.version >= self.latest.version:
+                self.latest = stored
+
     def moved_on(self, ticks: int) -> bool:
         """Has the run committed something since ``ticks``, or finished?"""
         return self.ticks != ticks or self.done
