@@ -74,8 +74,8 @@ class Assembly:
     guard: RequestGuard | None
     #: The applications of the route table's mounts, by prefix (the inspector page).
     mounts: Mapping[str, Mounted]
-    #: The process that last started the background work (0: none yet).
-    _worked_in: list[int] = dataclasses.field(default_factory=lambda: [0], repr=False,
+    #: The process (its fork count) that last started the background work (-1: none yet).
+    _worked_in: list[int] = dataclasses.field(default_factory=lambda: [-1], repr=False,
                                               compare=False)
 
     def start_work(self) -> None:
@@ -83,13 +83,25 @@ class Assembly:
         restart goes out now) and the lease keeper (expired leases of a dead worker's
         tasks, running or queued, are reclaimed without waiting for a run). Once per
         process: again in a forked worker of an app assembled in the gunicorn master."""
-        pid = os.getpid()
-        if self._worked_in[0] == pid:  # (every request asks: one comparison)
+        process = _FORKS[0]
+        if self._worked_in[0] == process:  # (every request asks: one comparison, no getpid)
             return
         if self.deliverer is not None:
             self.deliverer.ensure_started()
         self.runtime.start_keeper()
-        self._worked_in[0] = pid
+        self._worked_in[0] = process
+
+
+#: How many forks made this process (the master's 0, a worker's 1): a forked worker's
+#: background work is its own to start.
+_FORKS = [0]
+
+
+def _forked() -> None:
+    _FORKS[0] += 1
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def assemble(agent: Agent, settings: AppSettings, *, server: ServerInfo,

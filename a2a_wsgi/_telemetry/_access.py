@@ -18,7 +18,7 @@ characters.
 from __future__ import annotations
 
 import logging
-import os
+import random
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -73,7 +73,11 @@ def unobserved(environ: Mapping[str, Any]) -> bool:
 def request_id(environ: Mapping[str, Any]) -> str:
     """The request's id: the caller's ``X-Request-Id`` when it is one we echo, else new."""
     sent = environ["HTTP_X_REQUEST_ID"] if "HTTP_X_REQUEST_ID" in environ else None
-    return sent if isinstance(sent, str) and _REQUEST_ID.fullmatch(sent) else os.urandom(8).hex()
+    if isinstance(sent, str) and _REQUEST_ID.fullmatch(sent):
+        return sent
+    # A correlation id, not a secret: the process's PRNG (reseeded in each forked worker)
+    # spares every request a getrandom system call.
+    return f"{random.getrandbits(64):016x}"
 
 
 def observe(environ: dict[str, Any], start_response: StartResponse,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Iterator
 
@@ -14,6 +15,7 @@ from telemetry_support import access_lines, serving, wait_until
 from a2a_core.models import Message, TaskState
 from a2a_wsgi import A2AApp, Agent, AgentContext, reply
 from a2a_wsgi._serve import ServerHandle
+from a2a_wsgi._telemetry._access import request_id
 from a2a_wsgi.settings import StreamSettings
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -91,6 +93,21 @@ def test_two_requests_get_two_request_ids(server: ServerHandle,
     for _ in range(2):
         requests.get(server.url + "/rest/tasks/t-1", timeout=10)
     assert len({line.request_id for line in access_lines(logs.records)}) == 2
+
+
+def test_forked_workers_do_not_repeat_each_others_request_ids() -> None:
+    # Made-up ids come from the process's PRNG; gunicorn forks every worker from one
+    # master, so each child must draw from a sequence of its own (random reseeds at fork).
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next id, then out without the parent's cleanup
+        os.write(write_end, request_id({}).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    os.close(write_end)
+    child = os.read(read_end, 64).decode()
+    os.close(read_end)
+    assert len(child) == 16 and child != request_id({})
 
 
 @pytest.mark.parametrize("header", [
