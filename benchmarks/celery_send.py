@@ -6,7 +6,8 @@
 Three measurements, each on its own SQLite file, one web worker (``a2a serve --workers 1``):
 
 1. **Added latency** of a blocking send of an instant agent (echo): ``--sends`` sequential
-   sends (taking turns, so that a shared machine's changing load weighs on both alike) to ``examples/celery_agent.py`` (one Celery worker, ``-c 1``, RabbitMQ) against
+   sends (taking turns, so that a shared machine's changing load weighs on both alike) to
+   ``examples/celery_agent.py`` (one Celery worker, ``-c 1``, RabbitMQ) against
    ``benchmarks/apps/ours.py`` (the same echo, run in the web worker): p50 and p99 of each,
    and the difference.
 2. **Streams**: ``--streams`` sequential 10-chunk streams through Celery; events/s.
@@ -115,12 +116,12 @@ def _latencies(urls: list[str], count: int) -> list[list[float]]:
     comes and goes, weighs on each alike): each one's times in ms."""
     sessions = [requests.Session() for _ in urls]
     try:
-        for session, url in zip(sessions, urls):
+        for session, url in zip(sessions, urls, strict=True):
             for _ in range(20):  # warm up: connections, the workers' first run
                 _send(session, url, "hello", True)
         took: list[list[float]] = [[] for _ in urls]
         for _ in range(count):
-            for times, session, url in zip(took, sessions, urls):
+            for times, session, url in zip(took, sessions, urls, strict=True):
                 started = time.perf_counter()
                 task = _send(session, url, "hello", True)
                 times.append((time.perf_counter() - started) * 1000)
