@@ -44,6 +44,7 @@ nothing more.
 from __future__ import annotations
 
 import _socket
+import os
 import signal
 import sys
 from collections.abc import Callable, Mapping
@@ -52,7 +53,7 @@ from typing import Any
 
 __all__ = [
     "APP_LOAD_ERROR", "AppImportError", "Connection", "Master", "WorkerSettings",
-    "gunicorn_response", "halt_once", "handed_over", "import_app", "run_master",
+    "gunicorn_response", "halt_once", "handed_over", "import_app", "in_gunicorn", "run_master",
     "worker_hands_over", "worker_settings",
 ]
 
@@ -217,6 +218,15 @@ def import_app(target: str) -> WSGIApp:
     except NotFound as exc:
         raise AppImportError(str(exc)) from exc
     return found
+
+
+def in_gunicorn(filename: str) -> bool:
+    """Whether a traceback frame's ``filename`` is gunicorn's code (its package or this
+    module), not the app's: by where the files are, not by a name a user's folder may share."""
+    import gunicorn  # type: ignore[import-untyped]
+
+    package = os.path.dirname(os.path.abspath(gunicorn.__file__)) + os.sep
+    return os.path.abspath(filename).startswith(package) or filename == __file__
 
 
 @dataclass(frozen=True)

@@ -253,14 +253,21 @@ def _no_module(missing: str, target: str) -> str:
     return f"no module named {missing!r} (from {target}; {hint})"
 
 
+#: importlib's frames: its frozen bootstrap's ("<frozen importlib._bootstrap>") and its package's.
+_IMPORTLIB = ("<frozen importlib", os.path.dirname(importlib.__file__) + os.sep)
+
+
 def _raised(what: str, exc: BaseException) -> str:
     """'WHAT: Error: message (file, line N)', N the innermost line outside importlib,
     gunicorn (its files and ._gunicorn_internals) and this module: where the app's code
     failed."""
+    from ._gunicorn_internals import in_gunicorn
+
     where = ""
     frames = traceback.extract_tb(exc.__traceback__)
-    ours = [f for f in frames if "importlib" not in f.filename
-            and "gunicorn" not in f.filename and f.filename != __file__]
+    # by where the files are: a user's own folder may be named "gunicorn" (CI's was)
+    ours = [f for f in frames if not (f.filename.startswith(_IMPORTLIB)
+                                      or f.filename == __file__ or in_gunicorn(f.filename))]
     if ours:
         last = ours[-1]
         # normpath: Python 3.10 names a module found through the "." of sys.path

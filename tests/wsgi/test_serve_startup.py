@@ -99,13 +99,18 @@ def test_an_agent_class_is_not_an_app() -> None:
         "A2AApp(EchoAgent()); the module's apps: app\n", EXIT_APP)
 
 
-def test_a_module_that_raises_names_the_error_and_its_line(tmp_path: Path) -> None:
-    (tmp_path / "broken_agent.py").write_text("import os\n\nraise RuntimeError('no API key')\n")
+@pytest.mark.parametrize("folder", ["", "gunicorn-project"])
+def test_a_module_that_raises_names_the_error_and_its_line(tmp_path: Path, folder: str) -> None:
+    # (a folder whose name says gunicorn is the user's: its frames are the app's, not
+    # gunicorn's; CI's temporary folder once was one)
+    home = tmp_path / folder
+    home.mkdir(exist_ok=True)
+    (home / "broken_agent.py").write_text("import os\n\nraise RuntimeError('no API key')\n")
     done = _serve(["broken_agent:app", "--bind", f"127.0.0.1:{free_port()}", "--workers", "2"],
-                  cwd=tmp_path, env={"PYTHONPATH": _pythonpath()})
+                  cwd=home, env={"PYTHONPATH": _pythonpath()})
     assert (done.stderr, done.returncode) == (
         "a2a serve: importing broken_agent failed: RuntimeError: no API key "
-        f"({tmp_path / 'broken_agent.py'}, line 3)\n", EXIT_MODULE)
+        f"({home / 'broken_agent.py'}, line 3)\n", EXIT_MODULE)
 
 
 def test_a_busy_port_is_one_line_at_once(held_port: int) -> None:
