@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.imports import absolute_imports
 
 import a2a_core
 
@@ -46,11 +47,9 @@ def _violations(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), filename=str(path))
     found = []
     for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        names = absolute_imports(node)
+        if names and isinstance(node, ast.ImportFrom):  # its names may be modules too
+            names += [f"{node.module}.{a.name}" for a in node.names]
         for name in names:
             for bad in FORBIDDEN_MODULES:
                 if name == bad or name.startswith(bad + "."):

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 from support.gunicorn import ROOT, free_port, stop_group
+from support.imports import absolute_imports
 
 import a2a_client
 import a2a_core
@@ -29,12 +30,8 @@ def _gunicorn_imports(tree: ast.AST) -> list[tuple[int, str]]:
     and classes too, and of each ``importlib.import_module``/``__import__`` of it by name."""
     found = []
     for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        elif (isinstance(node, ast.Call) and node.args
+        names = absolute_imports(node)
+        if (isinstance(node, ast.Call) and node.args
               and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
               and ast.unparse(node.func) in ("importlib.import_module", "import_module",
                                              "__import__")):
